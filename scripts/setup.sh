@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs whatever Debian packages ringcache needs and the machine lacks. Idempotent:
+# a machine that has everything pays one dpkg query.
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build pkg-config
+  liburing-dev libabsl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
+  libhiredis-dev redis-tools redis-server python3 python3-redis
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+  export DEBIAN_FRONTEND=noninteractive
+  if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
+    $SUDO apt-get update -q
+    $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  fi
+fi
