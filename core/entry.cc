@@ -1,0 +1,72 @@
+#include "core/entry.h"
+
+#include <malloc.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+namespace rc {
+
+void EntryDeleter::operator()(Entry* e) const {
+  // Entries hold no owned resources yet; other value types will release theirs here.
+  e->~Entry();
+  std::free(e);
+}
+
+EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t capacity) {
+  if (capacity < value.size()) capacity = value.size();
+  bool wide = key.size() > 0xff || capacity > 0xff;
+  size_t header = wide ? kWideHeader : kNarrowHeader;
+  void* mem = std::malloc(header + key.size() + capacity);
+  if (mem == nullptr) throw std::bad_alloc();
+  Entry* e = new (mem) Entry();
+  e->next_ = nullptr;
+  e->meta_ = uint8_t(ValueType::kString) | (wide ? kWide : 0);
+  e->SetLens(key.size(), value.size());
+  std::memcpy(e->Data(), key.data(), key.size());
+  if (!value.empty()) std::memcpy(e->Data() + key.size(), value.data(), value.size());
+  return EntryPtr(e);
+}
+
+size_t Entry::KeyLen() const {
+  const char* p = Base() + kMetaOffset + 1;
+  if (!Wide()) return uint8_t(p[0]);
+  uint32_t v;
+  std::memcpy(&v, p, 4);
+  return v;
+}
+
+size_t Entry::ValueLen() const {
+  const char* p = Base() + kMetaOffset + 1;
+  if (!Wide()) return uint8_t(p[1]);
+  uint32_t v;
+  std::memcpy(&v, p + 4, 4);
+  return v;
+}
+
+void Entry::SetLens(size_t klen, size_t vlen) {
+  char* p = Base() + kMetaOffset + 1;
+  if (!Wide()) {
+    p[0] = char(klen);
+    p[1] = char(vlen);
+    return;
+  }
+  uint32_t k = uint32_t(klen), v = uint32_t(vlen);
+  std::memcpy(p, &k, 4);
+  std::memcpy(p + 4, &v, 4);
+}
+
+size_t Entry::StrCapacity() const {
+  size_t cap = malloc_usable_size(const_cast<Entry*>(this)) - HeaderSize() - KeyLen();
+  // A narrow entry's length byte caps the value at 255 however much slack malloc gave.
+  return Wide() ? cap : std::min<size_t>(cap, 0xff);
+}
+
+void Entry::SetStrLen(size_t len) { SetLens(KeyLen(), len); }
+
+size_t Entry::AllocatedBytes() const {
+  return malloc_usable_size(const_cast<Entry*>(this));
+}
+
+}  // namespace rc

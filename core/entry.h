@@ -1,0 +1,74 @@
+#pragma once
+// One key of a shard's keyspace, in a single allocation:
+//
+//   [next: 8][meta: 1][key len][value len][key bytes][value bytes]
+//
+// Lengths take one byte each when both fit (the common cache key/value), four bytes each
+// otherwise. A 12-byte key with a 32-byte value needs 55 bytes, which glibc serves from a
+// 64-byte chunk; a separate key or value allocation would cost 32+ bytes more per key
+// (measured in docs/PERFORMANCE.md). The hash is not stored: the table recomputes it on
+// the rare migration instead of paying 8 bytes per key forever.
+//
+// Strings live inline. Other types will keep an owning pointer in the value bytes.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+namespace rc {
+
+enum class ValueType : uint8_t { kString = 0 };
+
+class Entry;
+struct EntryDeleter {
+  void operator()(Entry* e) const;
+};
+using EntryPtr = std::unique_ptr<Entry, EntryDeleter>;
+
+class Entry {
+ public:
+  // `capacity` reserves room for the value to grow in place (APPEND, SETRANGE).
+  static EntryPtr MakeString(std::string_view key, std::string_view value, size_t capacity = 0);
+
+  std::string_view key() const { return {Data(), KeyLen()}; }
+  ValueType type() const { return ValueType(meta_ & kTypeMask); }
+
+  std::string_view str() const { return {Data() + KeyLen(), ValueLen()}; }
+  // The largest value this allocation holds without moving.
+  size_t StrCapacity() const;
+  // Rewrites the value in place: `len` must be ≤ StrCapacity(); bytes are the caller's
+  // to fill through MutableStr().
+  void SetStrLen(size_t len);
+  char* MutableStr() { return Data() + KeyLen(); }
+
+  // Bytes the allocator really holds for this entry (what used_memory counts).
+  size_t AllocatedBytes() const;
+
+  Entry* next() const { return next_; }
+  void set_next(Entry* n) { next_ = n; }
+
+ private:
+  static constexpr uint8_t kTypeMask = 0x07;
+  static constexpr uint8_t kWide = 0x08;
+  static constexpr size_t kMetaOffset = sizeof(Entry*);
+  static constexpr size_t kNarrowHeader = kMetaOffset + 1 + 2;
+  static constexpr size_t kWideHeader = kMetaOffset + 1 + 8;
+
+  Entry() = default;
+  bool Wide() const { return meta_ & kWide; }
+  size_t HeaderSize() const { return Wide() ? kWideHeader : kNarrowHeader; }
+  char* Base() { return reinterpret_cast<char*>(this); }
+  const char* Base() const { return reinterpret_cast<const char*>(this); }
+  char* Data() { return Base() + HeaderSize(); }
+  const char* Data() const { return Base() + HeaderSize(); }
+  size_t KeyLen() const;
+  size_t ValueLen() const;
+  void SetLens(size_t klen, size_t vlen);
+
+  Entry* next_;
+  uint8_t meta_;
+  // Lengths and bytes follow meta_ directly, unaligned.
+};
+
+}  // namespace rc

@@ -1,0 +1,73 @@
+#pragma once
+// The keyspace of one shard: an intrusive table of Entries that owns them. Lookups take
+// a key; the table hashes once and compares bytes along a chain of ~1 entry.
+//
+// Not thread-safe by design: exactly one shard thread owns each table.
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "absl/hash/hash.h"
+#include "core/entry.h"
+#include "core/intrusive_table.h"
+
+namespace rc {
+
+inline uint64_t HashKey(std::string_view key) { return absl::Hash<std::string_view>{}(key); }
+
+struct EntryTraits {
+  static Entry* Next(const Entry* e) { return e->next(); }
+  static void SetNext(Entry* e, Entry* next) { e->set_next(next); }
+  static uint64_t Hash(const Entry* e) { return HashKey(e->key()); }
+};
+
+class EntryTable {
+ public:
+  using Table = IntrusiveTable<Entry, EntryTraits>;
+
+  EntryTable() = default;
+  ~EntryTable() { Clear(); }
+  EntryTable(const EntryTable&) = delete;
+  EntryTable& operator=(const EntryTable&) = delete;
+
+  Entry* Find(std::string_view key) { return table_.Find(HashKey(key), KeyEq{key}); }
+  // The key must be absent.
+  Entry* Insert(EntryPtr e);
+  // Unlinks the key's entry and hands it back (nullptr if absent).
+  EntryPtr Detach(std::string_view key);
+  // Swaps `old_entry` (present) for `repl` holding the same key; returns the old one.
+  EntryPtr Replace(Entry* old_entry, EntryPtr repl);
+  // Drops every entry.
+  void Clear();
+
+  size_t size() const { return table_.size(); }
+  // Allocator bytes held by entries plus bucket arrays.
+  size_t MemoryBytes() const { return entry_bytes_ + table_.BucketBytes(); }
+
+  template <typename Fn>
+  uint64_t Scan(uint64_t cursor, Fn&& fn) {
+    return table_.Scan(cursor, [&](Entry* e) { fn(static_cast<const Entry*>(e)); });
+  }
+  template <typename Rng>
+  const Entry* Random(Rng& rng) {
+    return table_.Random(rng);
+  }
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    table_.ForEach([&](const Entry* e) { fn(e); });
+  }
+  bool RehashStep(size_t max_nodes) { return table_.RehashStep(max_nodes); }
+  void Verify() const { table_.Verify(); }
+
+ private:
+  struct KeyEq {
+    std::string_view key;
+    bool operator()(const Entry* e) const { return e->key() == key; }
+  };
+
+  Table table_;
+  size_t entry_bytes_ = 0;
+};
+
+}  // namespace rc

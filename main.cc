@@ -1,0 +1,58 @@
+// ringcache: a sharded, multi-threaded Redis-protocol cache on io_uring.
+
+#include <pthread.h>
+#include <signal.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "core/log.h"
+#include "net/server.h"
+#include "shard/config.h"
+
+int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--version" || std::string_view(argv[i]) == "-v") {
+      std::printf("ringcache 0.1.0 (redis protocol 7.0.15 compatible)\n");
+      return 0;
+    }
+  }
+  rc::Config config;
+  bool help = false;
+  std::string error;
+  if (!rc::ParseCommandLine(argc, argv, &config, &help, &error)) {
+    std::fprintf(stderr, "ringcache: %s\n", error.c_str());
+    return 1;
+  }
+  if (help) {
+    std::fputs(rc::UsageText().c_str(), stdout);
+    return 0;
+  }
+  rc::LogLevel level;
+  if (rc::ParseLogLevel(config.loglevel, &level)) rc::SetLogLevel(level);
+
+  // Signals are taken by one thread with sigwait; every other thread blocks them, and
+  // SIGPIPE is ignored because a client may vanish mid-reply.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  rc::net::Server server(config);
+  if (!server.Start(&error)) {
+    std::fprintf(stderr, "ringcache: %s\n", error.c_str());
+    return 1;
+  }
+  std::thread([&server, signals] {
+    int sig = 0;
+    sigwait(&signals, &sig);
+    rc::Log(rc::LogLevel::kNotice, "Received ", sig == SIGINT ? "SIGINT" : "SIGTERM",
+            ", shutting down");
+    server.RequestShutdown();
+  }).detach();
+  server.Wait();
+  rc::Log(rc::LogLevel::kNotice, "ringcache is now ready to exit, bye bye...");
+  return 0;
+}

@@ -1,0 +1,159 @@
+#include "net/connection.h"
+
+#include <unistd.h>
+
+#include "net/reactor.h"
+#include "shard/dispatcher.h"
+
+namespace rc::net {
+
+Connection::Connection(Reactor& reactor, int fd, uint64_t id, ParserLimits limits)
+    : reactor_(reactor), fd_(fd), parser_(limits) {
+  client_.id = id;
+  client_.fd = fd;
+}
+
+Connection::~Connection() {
+  if (fd_ >= 0) ::close(fd_);
+}
+
+void Connection::OnData(const char* data, size_t len) {
+  if (closing_ || close_after_flush_) return;
+  if (in_.empty() && !held_) {
+    size_t used = ParseAndRun(data, len);
+    if (used < len && !close_after_flush_) in_.assign(data + used, len - used);
+  } else {
+    in_.append(data, len);
+    ProcessBuffered();
+  }
+}
+
+void Connection::ProcessBuffered() {
+  if (in_.empty() || held_) return;
+  size_t used = ParseAndRun(in_.data(), in_.size());
+  if (close_after_flush_) {
+    in_.clear();
+    return;
+  }
+  in_.erase(0, used);
+  // A large bulk in flight: grow once to its full size instead of doubling repeatedly.
+  size_t need = parser_.BytesNeeded();
+  if (need > in_.capacity()) in_.reserve(need);
+}
+
+size_t Connection::ParseAndRun(const char* buf, size_t len) {
+  in_parse_ = true;
+  size_t off = 0;
+  while (off < len && !held_ && !close_after_flush_ && !closing_) {
+    size_t used = 0;
+    auto status = parser_.Parse(std::string_view(buf + off, len - off), &used, &args_);
+    if (status == RespParser::Status::kNeedMore) break;
+    if (status == RespParser::Status::kError) {
+      // One error line, then this connection alone closes.
+      std::string line = "-ERR " + parser_.error() + "\r\n";
+      if (slots_.empty()) {
+        out_ += line;
+      } else {
+        slots_.push_back(Slot{std::move(line), true});
+      }
+      close_after_flush_ = true;
+      off = len;
+      MarkDirty();
+      break;
+    }
+    off += used;
+    if (!args_.empty()) RunCommand();
+  }
+  in_parse_ = false;
+  return off;
+}
+
+void Connection::RunCommand() {
+  ShardThread& self = reactor_.shard_thread();
+  if (slots_.empty()) {
+    // Common case: nothing pending, the reply goes straight to the output buffer.
+    ReplyBuilder rb(&out_);
+    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+  } else {
+    scratch_.clear();
+    ReplyBuilder rb(&scratch_);
+    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    if (!scratch_.empty()) {
+      if (slots_.empty()) {
+        out_ += scratch_;
+      } else {
+        slots_.push_back(Slot{scratch_, true});
+      }
+    }
+  }
+  if (client_.close_after_reply) close_after_flush_ = true;
+  MarkDirty();
+}
+
+uint64_t Connection::Defer() {
+  slots_.push_back(Slot{});
+  ++outstanding_;
+  return first_slot_ + slots_.size() - 1;
+}
+
+void Connection::Fulfill(uint64_t slot, std::string resp) {
+  --outstanding_;
+  if (closing_) {
+    // Nobody will read it; the reactor frees the connection once nothing is in flight.
+    if (Freeable()) reactor_.ScheduleFree(this);
+    return;
+  }
+  Slot& s = slots_[slot - first_slot_];
+  s.data = std::move(resp);
+  s.ready = true;
+  while (!slots_.empty() && slots_.front().ready) {
+    if (out_.empty()) {
+      out_.swap(slots_.front().data);
+    } else {
+      out_ += slots_.front().data;
+    }
+    slots_.pop_front();
+    ++first_slot_;
+  }
+  MarkDirty();
+  if (held_ && slot == hold_slot_) {
+    held_ = false;
+    // Inside the parse loop the loop itself carries on; from a task, resume here.
+    if (!in_parse_) ProcessBuffered();
+  }
+}
+
+void Connection::HoldUntil(uint64_t slot) {
+  // Already answered (and possibly already passed on to the output): nothing to wait for.
+  if (slot < first_slot_ || slots_[slot - first_slot_].ready) return;
+  held_ = true;
+  hold_slot_ = slot;
+}
+
+std::string& Connection::StartSend() {
+  send_buf_.swap(out_);
+  out_.clear();
+  send_offset_ = 0;
+  sending_ = true;
+  return send_buf_;
+}
+
+void Connection::FinishSend() {
+  sending_ = false;
+  send_offset_ = 0;
+  // Keep a modest buffer for the next reply; drop what a huge reply left behind.
+  if (send_buf_.capacity() > (64 << 10)) {
+    std::string().swap(send_buf_);
+  } else {
+    send_buf_.clear();
+  }
+}
+
+void Connection::MarkDirty() {
+  if (!dirty && !out_.empty()) {
+    dirty = true;
+    reactor_.MarkDirty(this);
+  }
+}
+
+}  // namespace rc::net

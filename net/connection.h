@@ -1,0 +1,98 @@
+#pragma once
+// One client connection. It lives on one reactor thread for its whole life and is
+// touched by no other thread: replies computed elsewhere come back as tasks that run here.
+//
+//   bytes ─▶ OnData ─▶ parser ─▶ Dispatcher ─┬▶ reply written inline to out_
+//                                            └▶ Defer(): slot, filled later by Fulfill()
+//   FlushSends (end of loop turn) ─▶ one SEND per connection with output
+//
+// Pipelined replies leave in request order: once any reply is pending, later inline
+// replies queue behind it in slots_ until the slots ahead of them are filled.
+
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <vector>
+
+#include "net/resp_parser.h"
+#include "shard/client_state.h"
+#include "shard/reply_sink.h"
+
+namespace rc::net {
+
+class Reactor;
+
+class Connection final : public ReplySink {
+ public:
+  Connection(Reactor& reactor, int fd, uint64_t id, ParserLimits limits);
+  ~Connection() override;
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  // Reactor thread: bytes read from the socket.
+  void OnData(const char* data, size_t len);
+
+  // ReplySink, reactor thread.
+  uint64_t Defer() override;
+  void Fulfill(uint64_t slot, std::string resp) override;
+  void HoldUntil(uint64_t slot) override;
+
+  int fd() const { return fd_; }
+  ClientState& client() { return client_; }
+
+  // Output, for the reactor. The bytes being sent stay untouched until the send completes;
+  // new replies go to out_ meanwhile.
+  bool HasOutput() const { return !out_.empty(); }
+  bool sending() const { return sending_; }
+  std::string& StartSend();
+  const std::string& send_buf() const { return send_buf_; }
+  size_t& send_offset() { return send_offset_; }
+  void FinishSend();
+
+  // Lifecycle. A connection may be asked to close while replies from other threads are
+  // still on their way and while ring operations still reference it; it is freed only
+  // once both are done.
+  bool closing() const { return closing_; }
+  void set_closing() { closing_ = true; }
+  bool close_after_flush() const { return close_after_flush_; }
+  bool Drained() const { return !sending_ && out_.empty() && slots_.empty(); }
+  bool Freeable() const { return closing_ && pending_ops_ == 0 && outstanding_ == 0; }
+  int& pending_ops() { return pending_ops_; }
+  bool recv_armed = false;
+  bool dirty = false;  // queued in the reactor's list of connections with output
+
+ private:
+  struct Slot {
+    std::string data;
+    bool ready = false;
+  };
+
+  // Parses and runs requests from buf; returns the bytes consumed.
+  size_t ParseAndRun(const char* buf, size_t len);
+  void RunCommand();
+  void ProcessBuffered();
+  void MarkDirty();
+
+  Reactor& reactor_;
+  int fd_;
+  ClientState client_;
+  RespParser parser_;
+  std::vector<std::string_view> args_;
+  std::string in_;  // unparsed input carried to the next read
+  std::string out_;
+  std::string send_buf_;
+  size_t send_offset_ = 0;
+  bool sending_ = false;
+  std::string scratch_;
+  std::deque<Slot> slots_;
+  uint64_t first_slot_ = 0;  // sequence number of slots_.front()
+  uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
+  bool held_ = false;
+  uint64_t hold_slot_ = 0;
+  bool in_parse_ = false;
+  bool closing_ = false;
+  bool close_after_flush_ = false;
+  int pending_ops_ = 0;
+};
+
+}  // namespace rc::net

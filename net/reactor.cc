@@ -1,0 +1,316 @@
+#include "net/reactor.h"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "core/strings.h"
+#include "timers/clock.h"
+
+namespace rc::net {
+
+namespace {
+
+constexpr unsigned kRingEntries = 4096;
+// 128 × 16 KiB: enough for hundreds of busy connections per thread; pages are touched
+// only as the kernel fills them. A pipeline larger than one buffer simply arrives in
+// several completions.
+constexpr unsigned kBufCount = 128;
+constexpr size_t kBufSize = 16 * 1024;
+constexpr uint16_t kBufGroup = 0;
+const char kMaxClientsError[] = "-ERR max number of clients reached\r\n";
+
+uint64_t Tag(void* p, uint64_t kind) { return reinterpret_cast<uint64_t>(p) | kind; }
+
+}  // namespace
+
+Reactor::Reactor(uint32_t id, int listen_fd, ReactorShared& shared)
+    : id_(id), listen_fd_(listen_fd), shared_(shared), shards_(*shared.shards) {
+  parser_limits_.max_bulk_len = shared.server->config.proto_max_bulk_len;
+}
+
+Reactor::~Reactor() {
+  conns_.clear();
+  if (ring_ready_) io_uring_queue_exit(&ring_);
+  if (buf_ring_ != nullptr) munmap(buf_ring_, buf_ring_bytes_);
+  if (buffers_ != nullptr) munmap(buffers_, size_t(kBufCount) * kBufSize);
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+bool Reactor::Init(std::string* error) {
+  io_uring_params params{};
+  // One thread submits to this ring; completions are run when it enters the kernel,
+  // not by interrupting it.
+  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
+  int ret = io_uring_queue_init_params(kRingEntries, &ring_, &params);
+  if (ret == -EINVAL) {
+    params = io_uring_params{};
+    ret = io_uring_queue_init_params(kRingEntries, &ring_, &params);
+  }
+  if (ret < 0) {
+    *error = StrCat("io_uring_queue_init: ", std::strerror(-ret));
+    return false;
+  }
+  ring_ready_ = true;
+  return SetupBufferRing(error);
+}
+
+bool Reactor::SetupBufferRing(std::string* error) {
+  buf_ring_bytes_ = kBufCount * sizeof(io_uring_buf);
+  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE,
+                   MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (mem == MAP_FAILED) {
+    *error = "mmap of the buffer ring failed";
+    return false;
+  }
+  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_ring_init(buf_ring_);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<uint64_t>(mem);
+  reg.ring_entries = kBufCount;
+  reg.bgid = kBufGroup;
+  int ret = io_uring_register_buf_ring(&ring_, &reg, 0);
+  if (ret < 0) {
+    *error = StrCat("io_uring_register_buf_ring: ", std::strerror(-ret));
+    return false;
+  }
+  void* bufs = mmap(nullptr, size_t(kBufCount) * kBufSize, PROT_READ | PROT_WRITE,
+                    MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  if (bufs == MAP_FAILED) {
+    *error = "mmap of receive buffers failed";
+    return false;
+  }
+  buffers_ = static_cast<char*>(bufs);
+  int mask = io_uring_buf_ring_mask(kBufCount);
+  for (unsigned i = 0; i < kBufCount; ++i) {
+    io_uring_buf_ring_add(buf_ring_, buffers_ + size_t(i) * kBufSize, kBufSize, i, mask, i);
+  }
+  io_uring_buf_ring_advance(buf_ring_, kBufCount);
+  return true;
+}
+
+io_uring_sqe* Reactor::GetSqe() {
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  while (sqe == nullptr) {
+    // The submission queue is full: hand it to the kernel and take a fresh slot.
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+void Reactor::ArmAccept() {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_multishot_accept(sqe, listen_fd_, nullptr, nullptr, 0);
+  io_uring_sqe_set_data64(sqe, kAccept);
+}
+
+void Reactor::ArmRecv(Connection* c) {
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_recv_multishot(sqe, c->fd(), nullptr, 0, 0);
+  sqe->flags |= IOSQE_BUFFER_SELECT;
+  sqe->buf_group = kBufGroup;
+  io_uring_sqe_set_data64(sqe, Tag(c, kRecv));
+  c->recv_armed = true;
+  ++c->pending_ops();
+}
+
+void Reactor::Wake(uint32_t dest) {
+  if (dest == id_) return;
+  io_uring_sqe* sqe = GetSqe();
+  io_uring_prep_msg_ring(sqe, shared_.ring_fds[dest], 0, kWake, 0);
+  sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, kIgnore);
+}
+
+void Reactor::Run() {
+  ShardThread& self = shard_thread();
+  self.shard().thread_check().Bind();
+  ArmAccept();
+  next_cron_ns_ = MonotonicNanos();
+  while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
+    self.RunInbox();
+
+    unsigned head, seen = 0;
+    io_uring_cqe* cqe;
+    io_uring_for_each_cqe(&ring_, head, cqe) {
+      HandleCompletion(cqe);
+      ++seen;
+    }
+    io_uring_cq_advance(&ring_, seen);
+
+    int64_t now = MonotonicNanos();
+    if (now >= next_cron_ns_) Cron(now);
+    bool more_housekeeping = self.shard().Housekeep();
+
+    shards_.FlushOutbox(id_, *this);
+    FlushSends();
+    FreeClosed();
+
+    if (more_housekeeping || self.inbox().HasWork() || io_uring_cq_ready(&ring_) > 0 ||
+        !self.inbox().PrepareToSleep()) {
+      io_uring_submit(&ring_);
+      continue;
+    }
+    int64_t wait_ns = std::max<int64_t>(next_cron_ns_ - MonotonicNanos(), 0);
+    __kernel_timespec ts{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
+    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    self.inbox().Awake();
+  }
+  for (auto& c : conns_) {
+    if (c) ::shutdown(c->fd(), SHUT_RDWR);
+  }
+}
+
+void Reactor::Cron(int64_t now_ns) {
+  int hz = shared_.server->config.hz;
+  next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
+  shard_thread().stats().SampleOps(now_ns);
+}
+
+void Reactor::HandleCompletion(io_uring_cqe* cqe) {
+  uint64_t data = io_uring_cqe_get_data64(cqe);
+  uint64_t kind = data & kKindMask;
+  auto* conn = reinterpret_cast<Connection*>(data & ~kKindMask);
+  switch (kind) {
+    case kAccept:
+      OnAccept(cqe->res, cqe->flags);
+      break;
+    case kRecv:
+      OnRecv(conn, cqe->res, cqe->flags);
+      break;
+    case kSend:
+      OnSend(conn, cqe->res);
+      break;
+    default:
+      break;  // wake-ups and ignored results
+  }
+}
+
+void Reactor::OnAccept(int res, uint32_t flags) {
+  if (!(flags & IORING_CQE_F_MORE)) ArmAccept();
+  if (res < 0) return;
+  int fd = res;
+  ThreadStats& stats = shard_thread().stats();
+  if (shared_.connected_clients.fetch_add(1) >= shared_.server->config.maxclients) {
+    shared_.connected_clients.fetch_sub(1);
+    ++stats.rejected_connections;
+    // A fresh socket's send buffer is empty: this short write cannot block.
+    [[maybe_unused]] ssize_t n = ::send(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1,
+                                        MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::close(fd);
+    return;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  ++stats.connections_received;
+  ++stats.connected_clients;
+  ++live_conns_;
+  if (size_t(fd) >= conns_.size()) conns_.resize(size_t(fd) * 2 + 1);
+  uint64_t id = shared_.server->next_client_id.fetch_add(1);
+  conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
+  conns_[fd]->client().created_ms = shared_.server->clock->NowUnixMillis();
+  ArmRecv(conns_[fd].get());
+}
+
+void Reactor::OnRecv(Connection* c, int res, uint32_t flags) {
+  bool more = flags & IORING_CQE_F_MORE;
+  if (!more) {
+    --c->pending_ops();
+    c->recv_armed = false;
+  }
+  if (res > 0) {
+    unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
+    char* buf = buffers_ + size_t(bid) * kBufSize;
+    shard_thread().stats().net_input_bytes += uint64_t(res);
+    c->OnData(buf, size_t(res));
+    // QUIT or SHUTDOWN with nothing left to send closes right away.
+    if (c->close_after_flush() && c->Drained()) Close(c);
+    io_uring_buf_ring_add(buf_ring_, buf, kBufSize, bid, io_uring_buf_ring_mask(kBufCount), 0);
+    io_uring_buf_ring_advance(buf_ring_, 1);
+    if (!more && !c->closing()) ArmRecv(c);
+  } else if (res == -ENOBUFS && !c->closing()) {
+    // Every buffer was in use; they have been handed back by now.
+    if (!more) ArmRecv(c);
+  } else {
+    Close(c);
+  }
+  if (c->Freeable()) ScheduleFree(c);
+}
+
+void Reactor::QueueSend(Connection* c) {
+  if (!c->dirty) {
+    c->dirty = true;
+    dirty_.push_back(c);
+  }
+}
+
+void Reactor::FlushSends() {
+  for (Connection* c : dirty_) {
+    c->dirty = false;
+    if (c->closing() || c->sending() || !c->HasOutput()) continue;
+    std::string& buf = c->StartSend();
+    io_uring_sqe* sqe = GetSqe();
+    io_uring_prep_send(sqe, c->fd(), buf.data(), buf.size(), MSG_NOSIGNAL);
+    io_uring_sqe_set_data64(sqe, Tag(c, kSend));
+    ++c->pending_ops();
+  }
+  dirty_.clear();
+}
+
+void Reactor::OnSend(Connection* c, int res) {
+  --c->pending_ops();
+  if (res <= 0 || c->closing()) {
+    c->FinishSend();
+    Close(c);
+  } else {
+    shard_thread().stats().net_output_bytes += uint64_t(res);
+    size_t& off = c->send_offset();
+    off += size_t(res);
+    const std::string& buf = c->send_buf();
+    if (off < buf.size()) {
+      // The socket took part of it: send the rest before anything newer.
+      io_uring_sqe* sqe = GetSqe();
+      io_uring_prep_send(sqe, c->fd(), buf.data() + off, buf.size() - off, MSG_NOSIGNAL);
+      io_uring_sqe_set_data64(sqe, Tag(c, kSend));
+      ++c->pending_ops();
+    } else {
+      c->FinishSend();
+      if (c->HasOutput()) {
+        QueueSend(c);
+      } else if (c->close_after_flush() && c->Drained()) {
+        Close(c);
+      }
+    }
+  }
+  if (c->Freeable()) ScheduleFree(c);
+}
+
+void Reactor::Close(Connection* c) {
+  if (c->closing()) return;
+  c->set_closing();
+  // Ends the armed receive (it completes with 0) and any send in flight; the fd itself
+  // stays open until the connection is freed, so its number cannot be reused under us.
+  ::shutdown(c->fd(), SHUT_RDWR);
+  shared_.connected_clients.fetch_sub(1);
+  --shard_thread().stats().connected_clients;
+  --live_conns_;
+  if (c->Freeable()) ScheduleFree(c);
+}
+
+void Reactor::ScheduleFree(Connection* c) { to_free_.push_back(c); }
+
+void Reactor::FreeClosed() {
+  for (Connection* c : to_free_) {
+    int fd = c->fd();
+    if (size_t(fd) < conns_.size() && conns_[fd].get() == c && c->Freeable()) conns_[fd].reset();
+  }
+  to_free_.clear();
+}
+
+}  // namespace rc::net

@@ -1,0 +1,169 @@
+#include "net/server.h"
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <latch>
+
+#include "absl/random/random.h"
+#include "core/strings.h"
+#include "absl/strings/str_format.h"
+#include "core/log.h"
+
+namespace rc::net {
+
+namespace {
+
+std::string RandomRunId() {
+  absl::BitGen gen;
+  std::string id;
+  for (int i = 0; i < 40; ++i) id.push_back("0123456789abcdef"[absl::Uniform(gen, 0, 16)]);
+  return id;
+}
+
+}  // namespace
+
+Server::Server(const Config& config) : table_(BuildCommandTable()) {
+  state_.config = config;
+  state_.commands = &table_;
+  state_.start_unix_us = state_.clock->NowUnixMicros();
+  state_.start_mono_ns = MonotonicNanos();
+  state_.run_id = RandomRunId();
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n > 0) state_.executable.assign(exe, size_t(n));
+}
+
+Server::~Server() {
+  RequestShutdown();
+  Wait();
+  reactors_.clear();
+  if (wake_ring_ready_) io_uring_queue_exit(&wake_ring_);
+}
+
+bool Server::Listen(int count, std::vector<int>* fds, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  std::string host = state_.config.bind;
+  if (host == "*") host = "0.0.0.0";
+  int port = state_.config.port;
+  for (int i = 0; i < count; ++i) {
+    addrinfo* res = nullptr;
+    std::string service = std::to_string(port);
+    int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+    if (rc != 0) {
+      *error = StrCat("cannot resolve bind address '", host, "': ", gai_strerror(rc));
+      return false;
+    }
+    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+    // One listener per thread on the same port: the kernel spreads connections.
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
+        listen(fd, state_.config.tcp_backlog) < 0) {
+      *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
+      ::close(fd);
+      freeaddrinfo(res);
+      return false;
+    }
+    freeaddrinfo(res);
+    if (port == 0) {
+      // An ephemeral port: the other threads' listeners join the one the kernel chose.
+      sockaddr_storage ss{};
+      socklen_t len = sizeof(ss);
+      getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+      port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                      : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+    }
+    fds->push_back(fd);
+  }
+  state_.bound_port = port;
+  return true;
+}
+
+bool Server::Start(std::string* error) {
+  int n = state_.config.EffectiveThreads();
+  std::vector<int> listen_fds;
+  if (!Listen(n, &listen_fds, error)) {
+    for (int fd : listen_fds) ::close(fd);
+    return false;
+  }
+  if (int ret = io_uring_queue_init(8, &wake_ring_, 0); ret < 0) {
+    *error = StrCat("io_uring_queue_init: ", std::strerror(-ret));
+    return false;
+  }
+  wake_ring_ready_ = true;
+  state_.wake_all = [this] { WakeAll(); };
+
+  shards_ = std::make_unique<ShardSet>(size_t(n));
+  dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);
+  shared_.shards = shards_.get();
+  shared_.dispatcher = dispatcher_.get();
+  shared_.server = &state_;
+  shared_.ring_fds.assign(size_t(n), -1);
+  for (int i = 0; i < n; ++i) {
+    reactors_.push_back(std::make_unique<Reactor>(uint32_t(i), listen_fds[i], shared_));
+  }
+
+  // Each ring is created on its own thread (single issuer); all must exist before any
+  // reactor can wake another.
+  std::latch rings_ready(n);
+  std::vector<std::string> errors(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    threads_.emplace_back([this, i, &rings_ready, &errors] {
+      Reactor& r = *reactors_[i];
+      bool ok = r.Init(&errors[i]);
+      shared_.ring_fds[i] = ok ? r.ring_fd() : -1;
+      rings_ready.arrive_and_wait();
+      bool all_ok = true;
+      for (int fd : shared_.ring_fds) all_ok &= fd >= 0;
+      if (all_ok) r.Run();
+    });
+  }
+  rings_ready.wait();
+  for (const auto& e : errors) {
+    if (!e.empty()) {
+      *error = e;
+      Wait();
+      return false;
+    }
+  }
+  Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=io_uring bind=",
+      state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
+  Log(LogLevel::kNotice, "Ready to accept connections tcp port=", state_.bound_port);
+  return true;
+}
+
+void Server::WakeAll() {
+  absl::MutexLock lock(&wake_mu_);
+  if (!wake_ring_ready_) return;
+  for (int fd : shared_.ring_fds) {
+    if (fd < 0) continue;
+    io_uring_sqe* sqe = io_uring_get_sqe(&wake_ring_);
+    if (sqe == nullptr) {
+      io_uring_submit(&wake_ring_);
+      sqe = io_uring_get_sqe(&wake_ring_);
+    }
+    io_uring_prep_msg_ring(sqe, fd, 0, 0, 0);
+  }
+  io_uring_submit(&wake_ring_);
+  // Reap our own completions so the small ring never fills.
+  io_uring_cqe* cqe;
+  while (io_uring_peek_cqe(&wake_ring_, &cqe) == 0) io_uring_cqe_seen(&wake_ring_, cqe);
+}
+
+void Server::Wait() {
+  for (auto& t : threads_) {
+    if (t.joinable()) t.join();
+  }
+  threads_.clear();
+}
+
+}  // namespace rc::net

@@ -1,0 +1,152 @@
+// COMMAND: what the command table says about itself, in Redis 7's reply shape, so
+// cluster-aware clients find key positions and tools find arity and flags.
+
+#include <algorithm>
+
+#include "core/strings.h"
+#include "shard/command.h"
+
+namespace rc {
+
+namespace {
+
+std::vector<std::string_view> FlagNames(uint32_t flags) {
+  static const std::pair<CmdFlag, std::string_view> kNames[] = {
+      {kCmdWrite, "write"},     {kCmdReadOnly, "readonly"}, {kCmdDenyOom, "denyoom"},
+      {kCmdAdmin, "admin"},     {kCmdPubSub, "pubsub"},     {kCmdNoScript, "noscript"},
+      {kCmdLoading, "loading"}, {kCmdStale, "stale"},       {kCmdNoAuth, "no_auth"},
+      {kCmdNoMulti, "no_multi"}, {kCmdFast, "fast"}};
+  std::vector<std::string_view> out;
+  for (const auto& [f, name] : kNames) {
+    if (flags & f) out.push_back(name);
+  }
+  return out;
+}
+
+std::vector<std::string> AclCategories(const CommandSpec& spec) {
+  std::vector<std::string> out;
+  if (spec.flags & kCmdWrite) out.push_back("@write");
+  if (spec.flags & kCmdReadOnly) out.push_back("@read");
+  if (spec.flags & kCmdAdmin) {
+    out.push_back("@admin");
+    out.push_back("@dangerous");
+  }
+  for (const auto& c : spec.acl_categories) out.push_back(c);
+  out.push_back((spec.flags & kCmdFast) ? "@fast" : "@slow");
+  return out;
+}
+
+void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
+  rb.ArrayLen(6);
+  rb.Bulk("flags");
+  if (spec.flags & kCmdWrite) {
+    rb.ArrayLen(2);
+    rb.SimpleString("RW");
+    rb.SimpleString("update");
+  } else {
+    rb.ArrayLen(2);
+    rb.SimpleString("RO");
+    rb.SimpleString("access");
+  }
+  rb.Bulk("begin_search");
+  rb.ArrayLen(4);
+  rb.Bulk("type");
+  rb.Bulk("index");
+  rb.Bulk("spec");
+  rb.ArrayLen(2);
+  rb.Bulk("index");
+  rb.Integer(spec.first_key);
+  rb.Bulk("find_keys");
+  rb.ArrayLen(4);
+  rb.Bulk("type");
+  rb.Bulk("range");
+  rb.Bulk("spec");
+  rb.ArrayLen(6);
+  rb.Bulk("lastkey");
+  // Relative to the first key, as Redis's range spec counts it.
+  rb.Integer(spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key);
+  rb.Bulk("keystep");
+  rb.Integer(spec.step);
+  rb.Bulk("limit");
+  rb.Integer(0);
+}
+
+void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
+  rb.ArrayLen(10);
+  rb.Bulk(spec.name);
+  rb.Integer(spec.arity);
+  auto flags = FlagNames(spec.flags);
+  rb.ArrayLen(flags.size());
+  for (auto f : flags) rb.SimpleString(f);
+  rb.Integer(spec.first_key);
+  rb.Integer(spec.last_key);
+  rb.Integer(spec.step);
+  auto cats = AclCategories(spec);
+  rb.ArrayLen(cats.size());
+  for (const auto& c : cats) rb.SimpleString(c);
+  rb.ArrayLen(0);  // tips
+  if (spec.first_key > 0) {
+    rb.ArrayLen(1);
+    KeySpec(spec, rb);
+  } else {
+    rb.ArrayLen(0);
+  }
+  rb.ArrayLen(0);  // subcommands
+}
+
+std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
+  std::vector<const CommandSpec*> all;
+  table.ForEach([&](const CommandSpec& s) { all.push_back(&s); });
+  std::sort(all.begin(), all.end(),
+            [](const CommandSpec* a, const CommandSpec* b) { return a->name < b->name; });
+  return all;
+}
+
+void Command(CoordCmd& cmd) {
+  ReplyBuilder& rb = cmd.reply;
+  if (cmd.args.size() == 1) {
+    auto all = Sorted(cmd.table);
+    rb.ArrayLen(all.size());
+    for (const auto* s : all) CommandInfo(*s, rb);
+    return;
+  }
+  std::string sub = ToLower(cmd.args[1]);
+  if (sub == "count" && cmd.args.size() == 2) {
+    rb.Integer(int64_t(cmd.table.size()));
+  } else if (sub == "info") {
+    if (cmd.args.size() == 2) {
+      auto all = Sorted(cmd.table);
+      rb.ArrayLen(all.size());
+      for (const auto* s : all) CommandInfo(*s, rb);
+      return;
+    }
+    rb.ArrayLen(cmd.args.size() - 2);
+    for (size_t i = 2; i < cmd.args.size(); ++i) {
+      const CommandSpec* s = cmd.table.Find(cmd.args[i]);
+      if (s == nullptr) {
+        rb.NullBulk();
+      } else {
+        CommandInfo(*s, rb);
+      }
+    }
+  } else if (sub == "list" && cmd.args.size() == 2) {
+    auto all = Sorted(cmd.table);
+    rb.ArrayLen(all.size());
+    for (const auto* s : all) rb.Bulk(s->name);
+  } else if (sub == "docs") {
+    // Documentation text is not kept; an empty map tells clients there is none.
+    rb.ArrayLen(0);
+  } else {
+    rb.Error(StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128),
+                          "'. Try COMMAND HELP."));
+  }
+}
+
+}  // namespace
+
+void RegisterCommandCommand(CommandTable& t) {
+  t.Add(CommandSpec{"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Command,
+                    {"@connection"}});
+}
+
+}  // namespace rc

@@ -1,0 +1,119 @@
+// Connection commands: PING, ECHO, QUIT, SELECT, CLIENT. They run on the connection's
+// thread and touch only its ClientState.
+
+#include "core/strings.h"
+#include "core/numbers.h"
+#include "shard/client_state.h"
+#include "shard/dispatcher.h"
+#include "shard/errors.h"
+
+namespace rc {
+
+namespace {
+
+void Ping(CoordCmd& cmd) {
+  if (cmd.args.size() > 2) return cmd.reply.Error(WrongArityError("ping"));
+  if (cmd.args.size() == 2) return cmd.reply.Bulk(cmd.args[1]);
+  cmd.reply.SimpleString("PONG");
+}
+
+void Echo(CoordCmd& cmd) { cmd.reply.Bulk(cmd.args[1]); }
+
+void Quit(CoordCmd& cmd) {
+  cmd.client.close_after_reply = true;
+  cmd.reply.Ok();
+}
+
+void Select(CoordCmd& cmd) {
+  int64_t db;
+  if (!ParseInt64(cmd.args[1], &db)) return cmd.reply.Error(err::kNotInteger);
+  // One database: index 0, as a cluster-mode Redis.
+  if (db != 0) return cmd.reply.Error(err::kDbIndexRange);
+  cmd.reply.Ok();
+}
+
+// Redis refuses names a CLIENT LIST line could not show unambiguously.
+bool ValidClientField(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void ClientHelp(ReplyBuilder& reply) {
+  static const char* kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "HELP",
+      "    Print this help.",
+  };
+  reply.ArrayLen(std::size(kLines));
+  for (const char* l : kLines) reply.SimpleString(l);
+}
+
+void Client(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  size_t argc = cmd.args.size();
+  auto arity = [&](size_t want) {
+    if (argc == want) return true;
+    cmd.reply.Error(WrongArityError(StrCat("client|", sub)));
+    return false;
+  };
+  if (sub == "id") {
+    if (arity(2)) cmd.reply.Integer(int64_t(cmd.client.id));
+  } else if (sub == "getname") {
+    if (!arity(2)) return;
+    if (cmd.client.name.empty()) return cmd.reply.NullBulk();
+    cmd.reply.Bulk(cmd.client.name);
+  } else if (sub == "setname") {
+    if (!arity(3)) return;
+    if (!ValidClientField(cmd.args[2])) {
+      return cmd.reply.Error(
+          "ERR Client names cannot contain spaces, newlines or special characters.");
+    }
+    cmd.client.name = std::string(cmd.args[2]);
+    cmd.reply.Ok();
+  } else if (sub == "setinfo") {
+    if (!arity(4)) return;
+    std::string attr = ToLower(cmd.args[2]);
+    if (attr != "lib-name" && attr != "lib-ver") {
+      return cmd.reply.Error(StrCat("ERR Unrecognized option '", cmd.args[2], "'"));
+    }
+    if (!ValidClientField(cmd.args[3])) {
+      return cmd.reply.Error(
+          StrCat("ERR ", attr, " cannot contain spaces, newlines or special characters."));
+    }
+    (attr == "lib-name" ? cmd.client.lib_name : cmd.client.lib_ver) = std::string(cmd.args[3]);
+    cmd.reply.Ok();
+  } else if (sub == "help" && argc == 2) {
+    ClientHelp(cmd.reply);
+  } else {
+    cmd.reply.Error(
+        StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128), "'. Try CLIENT HELP."));
+  }
+}
+
+}  // namespace
+
+void RegisterConnectionCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
+    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord,
+                      {"@connection"}});
+  };
+  row("ping", -1, kCmdFast, Ping);
+  row("echo", 2, kCmdFast, Echo);
+  row("quit", -1, kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale, Quit);
+  row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
+  row("client", -2, kCmdLoading | kCmdStale, Client);
+}
+
+}  // namespace rc

@@ -1,0 +1,212 @@
+// INFO: every thread reports its counters and its shard's size, the connection's thread
+// adds process-wide figures and prints Redis's sections with Redis's field names.
+
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <set>
+
+#include "core/strings.h"
+#include "absl/strings/str_format.h"
+#include "shard/command.h"
+#include "shard/fanout.h"
+#include "shard/key_groups.h"
+#include "shard/server_state.h"
+
+namespace rc {
+
+namespace {
+
+struct ThreadReport {
+  ThreadStats thread;
+  ShardStats shard;
+  size_t keys = 0;
+  size_t dataset_bytes = 0;
+};
+
+struct Totals {
+  uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
+  uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
+  uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
+  double instantaneous_ops = 0;
+  size_t keys = 0, dataset_bytes = 0;
+};
+
+Totals Sum(const std::vector<ThreadReport>& reports) {
+  Totals t;
+  for (const auto& r : reports) {
+    t.connections_received += r.thread.connections_received;
+    t.connected_clients += r.thread.connected_clients;
+    t.rejected_connections += r.thread.rejected_connections;
+    t.commands_processed += r.thread.commands_processed;
+    t.net_input_bytes += r.thread.net_input_bytes;
+    t.net_output_bytes += r.thread.net_output_bytes;
+    t.instantaneous_ops += r.thread.InstantaneousOps();
+    t.keyspace_hits += r.shard.keyspace_hits;
+    t.keyspace_misses += r.shard.keyspace_misses;
+    t.expired_keys += r.shard.expired_keys;
+    t.evicted_keys += r.shard.evicted_keys;
+    t.keys += r.keys;
+    t.dataset_bytes += r.dataset_bytes;
+  }
+  return t;
+}
+
+// Redis's bytesToHuman.
+std::string Human(uint64_t n) {
+  double d = double(n);
+  if (n < 1024) return StrCat(n, "B");
+  if (n < (1ULL << 20)) return absl::StrFormat("%.2fK", d / 1024);
+  if (n < (1ULL << 30)) return absl::StrFormat("%.2fM", d / (1 << 20));
+  if (n < (1ULL << 40)) return absl::StrFormat("%.2fG", d / (1ULL << 30));
+  return absl::StrFormat("%.2fT", d / (1ULL << 40));
+}
+
+// What the allocator holds for the process: glibc's own accounting across every arena.
+uint64_t UsedMemory() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+uint64_t RssBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages_total = 0, pages_rss = 0;
+  int n = std::fscanf(f, "%lu %lu", &pages_total, &pages_rss);
+  std::fclose(f);
+  return n == 2 ? uint64_t(pages_rss) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+std::atomic<uint64_t> peak_memory{0};
+
+void ServerSection(const ServerState& s, std::string* out) {
+  utsname u;
+  uname(&u);
+  int64_t now_us = s.clock->NowUnixMicros();
+  int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
+  StrAppend(out, "# Server\r\n", "redis_version:7.0.15\r\n", "ringcache_version:0.1.0\r\n",
+                  "redis_mode:standalone\r\n", "os:", u.sysname, " ", u.release, " ",
+                  u.machine, "\r\n", "arch_bits:64\r\n", "multiplexing_api:io_uring\r\n",
+                  "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__,
+                  "\r\n", "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n",
+                  "tcp_port:", s.bound_port, "\r\n", "server_time_usec:", now_us, "\r\n",
+                  "uptime_in_seconds:", uptime, "\r\n", "uptime_in_days:", uptime / 86400,
+                  "\r\n", "hz:", s.config.hz, "\r\n", "executable:", s.executable, "\r\n",
+                  "config_file:", s.config.config_file, "\r\n",
+                  "threads:", s.config.EffectiveThreads(), "\r\n\r\n");
+}
+
+void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
+  StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
+                  "maxclients:", s.config.maxclients, "\r\n", "blocked_clients:0\r\n",
+                  "tracking_clients:0\r\n\r\n");
+}
+
+void MemorySection(const Totals& t, std::string* out) {
+  uint64_t used = UsedMemory();
+  uint64_t peak = peak_memory.load();
+  while (used > peak && !peak_memory.compare_exchange_weak(peak, used)) {
+  }
+  peak = std::max(peak, used);
+  uint64_t rss = RssBytes();
+  StrAppend(out, "# Memory\r\n", "used_memory:", used, "\r\n",
+                  "used_memory_human:", Human(used), "\r\n", "used_memory_rss:", rss, "\r\n",
+                  "used_memory_rss_human:", Human(rss), "\r\n", "used_memory_peak:", peak,
+                  "\r\n", "used_memory_peak_human:", Human(peak), "\r\n",
+                  "used_memory_dataset:", t.dataset_bytes, "\r\n",
+                  "mem_fragmentation_ratio:",
+                  absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0), "\r\n",
+                  "maxmemory:0\r\n", "maxmemory_human:0B\r\n",
+                  "maxmemory_policy:noeviction\r\n", "mem_allocator:libc\r\n\r\n");
+}
+
+void PersistenceSection(std::string* out) {
+  StrAppend(out, "# Persistence\r\n", "loading:0\r\n", "async_loading:0\r\n",
+                  "rdb_changes_since_last_save:0\r\n", "rdb_bgsave_in_progress:0\r\n",
+                  "rdb_last_bgsave_status:ok\r\n", "aof_enabled:0\r\n",
+                  "aof_rewrite_in_progress:0\r\n\r\n");
+}
+
+void StatsSection(const Totals& t, std::string* out) {
+  StrAppend(out, "# Stats\r\n", "total_connections_received:", t.connections_received,
+                  "\r\n", "total_commands_processed:", t.commands_processed, "\r\n",
+                  "instantaneous_ops_per_sec:", uint64_t(t.instantaneous_ops + 0.5), "\r\n",
+                  "total_net_input_bytes:", t.net_input_bytes, "\r\n",
+                  "total_net_output_bytes:", t.net_output_bytes, "\r\n",
+                  "rejected_connections:", t.rejected_connections, "\r\n",
+                  "expired_keys:", t.expired_keys, "\r\n", "evicted_keys:", t.evicted_keys,
+                  "\r\n", "keyspace_hits:", t.keyspace_hits, "\r\n",
+                  "keyspace_misses:", t.keyspace_misses, "\r\n\r\n");
+}
+
+void ReplicationSection(std::string* out) {
+  StrAppend(out, "# Replication\r\n", "role:master\r\n", "connected_slaves:0\r\n\r\n");
+}
+
+void CpuSection(std::string* out) {
+  rusage self;
+  getrusage(RUSAGE_SELF, &self);
+  auto secs = [](const timeval& tv) {
+    return absl::StrFormat("%.6f", double(tv.tv_sec) + double(tv.tv_usec) / 1e6);
+  };
+  StrAppend(out, "# CPU\r\n", "used_cpu_sys:", secs(self.ru_stime), "\r\n",
+                  "used_cpu_user:", secs(self.ru_utime), "\r\n\r\n");
+}
+
+void KeyspaceSection(const Totals& t, std::string* out) {
+  StrAppend(out, "# Keyspace\r\n");
+  if (t.keys > 0) StrAppend(out, "db0:keys=", t.keys, ",expires=0,avg_ttl=0\r\n");
+  StrAppend(out, "\r\n");
+}
+
+void Info(CoordCmd& cmd) {
+  static const char* kDefault[] = {"server", "clients", "memory", "persistence", "stats",
+                                   "replication", "cpu", "keyspace"};
+  std::set<std::string> want;
+  if (cmd.args.size() == 1) {
+    want.insert(std::begin(kDefault), std::end(kDefault));
+  }
+  for (size_t i = 1; i < cmd.args.size(); ++i) {
+    std::string s = ToLower(cmd.args[i]);
+    if (s == "all" || s == "everything" || s == "default") {
+      want.insert(std::begin(kDefault), std::end(kDefault));
+    } else {
+      want.insert(s);
+    }
+  }
+  DeferredReply out(cmd);
+  const ServerState* server = &cmd.server;
+  FanOut<ThreadReport>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [](Shard& shard, size_t) {
+        return ThreadReport{shard.thread_stats(), shard.stats(), shard.size(),
+                            shard.table().MemoryBytes()};
+      },
+      [out, server, want](std::vector<ThreadReport>& reports) {
+        Totals t = Sum(reports);
+        std::string text;
+        if (want.count("server")) ServerSection(*server, &text);
+        if (want.count("clients")) ClientsSection(*server, t, &text);
+        if (want.count("memory")) MemorySection(t, &text);
+        if (want.count("persistence")) PersistenceSection(&text);
+        if (want.count("stats")) StatsSection(t, &text);
+        if (want.count("replication")) ReplicationSection(&text);
+        if (want.count("cpu")) CpuSection(&text);
+        if (want.count("keyspace")) KeyspaceSection(t, &text);
+        // Redis ends the last section without the blank line.
+        if (text.size() >= 2) text.resize(text.size() - 2);
+        out.Send([&](ReplyBuilder& rb) { rb.Bulk(text); });
+      });
+}
+
+}  // namespace
+
+void RegisterInfoCommand(CommandTable& t) {
+  t.Add(CommandSpec{"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Info, {"@dangerous"}});
+}
+
+}  // namespace rc

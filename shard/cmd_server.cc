@@ -1,0 +1,124 @@
+// Server commands: CONFIG, TIME, SHUTDOWN (INFO is in cmd_info.cc, COMMAND in
+// cmd_command.cc).
+
+#include <set>
+
+#include "core/strings.h"
+#include "core/glob.h"
+#include "shard/client_state.h"
+#include "shard/config.h"
+#include "shard/dispatcher.h"
+#include "shard/errors.h"
+#include "shard/fanout.h"
+#include "shard/key_groups.h"
+#include "shard/server_state.h"
+
+namespace rc {
+
+void RegisterCommandCommand(CommandTable& t);
+void RegisterInfoCommand(CommandTable& t);
+
+namespace {
+
+void ConfigGet(CoordCmd& cmd) {
+  std::vector<std::pair<std::string_view, std::string>> found;
+  std::set<std::string_view> seen;
+  for (size_t i = 2; i < cmd.args.size(); ++i) {
+    for (const auto& p : ConfigParams()) {
+      if (GlobMatch(cmd.args[i], p.name, /*nocase=*/true) && seen.insert(p.name).second) {
+        found.emplace_back(p.name, p.get(cmd.server.config));
+      }
+    }
+  }
+  cmd.reply.ArrayLen(found.size() * 2);
+  for (const auto& [name, value] : found) {
+    cmd.reply.Bulk(name);
+    cmd.reply.Bulk(value);
+  }
+}
+
+void ConfigSet(CoordCmd& cmd) {
+  if (cmd.args.size() < 4 || cmd.args.size() % 2 != 0) {
+    return cmd.reply.Error(WrongArityError("config|set"));
+  }
+  for (size_t i = 2; i < cmd.args.size(); i += 2) {
+    bool known = false;
+    for (const auto& p : ConfigParams()) known |= EqualsIgnoreCase(p.name, cmd.args[i]);
+    if (!known) {
+      return cmd.reply.Error(StrCat(
+          "ERR Unknown option or number of arguments for CONFIG SET - '", cmd.args[i], "'"));
+    }
+  }
+  // Settings are read by every thread without locks, so none changes at run time yet.
+  cmd.reply.Error(StrCat("ERR CONFIG SET failed (possibly related to argument '",
+                               cmd.args[2], "') - can't set immutable config"));
+}
+
+void ConfigResetStat(CoordCmd& cmd) {
+  DeferredReply out(cmd);
+  FanOut<bool>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [](Shard& shard, size_t) {
+        shard.thread_stats().Reset();
+        shard.stats() = ShardStats();
+        return true;
+      },
+      [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
+}
+
+void ConfigCommand(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  if (sub == "get") {
+    if (cmd.args.size() < 3) return cmd.reply.Error(WrongArityError("config|get"));
+    return ConfigGet(cmd);
+  }
+  if (sub == "set") return ConfigSet(cmd);
+  if (sub == "resetstat") {
+    if (cmd.args.size() != 2) return cmd.reply.Error(WrongArityError("config|resetstat"));
+    return ConfigResetStat(cmd);
+  }
+  cmd.reply.Error(StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128),
+                               "'. Try CONFIG HELP."));
+}
+
+void Time(CoordCmd& cmd) {
+  int64_t us = cmd.server.clock->NowUnixMicros();
+  cmd.reply.ArrayLen(2);
+  cmd.reply.Bulk(std::to_string(us / 1'000'000));
+  cmd.reply.Bulk(std::to_string(us % 1'000'000));
+}
+
+void Shutdown(CoordCmd& cmd) {
+  bool abort = false;
+  for (size_t i = 1; i < cmd.args.size(); ++i) {
+    std::string opt = ToLower(cmd.args[i]);
+    if (opt == "abort") {
+      abort = true;
+    } else if (opt != "nosave" && opt != "save" && opt != "now" && opt != "force") {
+      return cmd.reply.Error(err::kSyntax);
+    }
+  }
+  if (abort) {
+    if (cmd.args.size() != 2) return cmd.reply.Error(err::kSyntax);
+    return cmd.reply.Error("ERR No shutdown in progress.");
+  }
+  // Like Redis, a successful SHUTDOWN answers nothing: the connection just closes.
+  cmd.client.close_after_reply = true;
+  cmd.server.RequestShutdown();
+}
+
+}  // namespace
+
+void RegisterServerCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
+    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
+  };
+  row("config", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, ConfigCommand);
+  row("time", 1, kCmdLoading | kCmdStale | kCmdFast, Time);
+  row("shutdown", -1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
+      Shutdown);
+  RegisterCommandCommand(t);
+  RegisterInfoCommand(t);
+}
+
+}  // namespace rc

@@ -1,0 +1,110 @@
+#pragma once
+// The command table: one row per command, in Redis's shape (name, arity, flags, key
+// positions), so arity, key extraction and routing are checked in one place and COMMAND
+// can answer truthfully. Each command family registers its rows from its own file.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
+#include "core/reply_builder.h"
+
+namespace rc {
+
+class Shard;
+class ShardThread;
+class ShardSet;
+class ReplySink;
+class CommandTable;
+struct ClientState;
+struct ServerState;
+
+using ArgList = absl::Span<const std::string_view>;
+
+enum CmdFlag : uint32_t {
+  kCmdWrite = 1 << 0,
+  kCmdReadOnly = 1 << 1,
+  kCmdDenyOom = 1 << 2,
+  kCmdFast = 1 << 3,
+  kCmdAdmin = 1 << 4,
+  kCmdNoScript = 1 << 5,
+  kCmdLoading = 1 << 6,
+  kCmdStale = 1 << 7,
+  kCmdNoAuth = 1 << 8,
+  kCmdPubSub = 1 << 9,
+  kCmdNoMulti = 1 << 10,
+};
+
+// A command running on the thread that owns every key it names. Runs on that shard's
+// thread, which may not be the connection's: it sees no client state, only its shard.
+struct ShardCmd {
+  Shard& shard;
+  ArgList args;
+  ReplyBuilder& reply;
+  const ServerState& server;
+};
+
+// A command running on the connection's thread: connection and server commands, and
+// commands whose keys live on several shards (they fan out; see fanout.h).
+struct CoordCmd {
+  ShardThread& self;
+  ShardSet& shards;
+  ServerState& server;
+  ClientState& client;
+  ReplySink& sink;
+  const CommandTable& table;
+  ArgList args;
+  ReplyBuilder& reply;
+};
+
+using ShardHandler = void (*)(ShardCmd&);
+using CoordHandler = void (*)(CoordCmd&);
+
+struct CommandSpec {
+  std::string name;  // lower case, as COMMAND reports it
+  int arity = 0;     // N: exactly N arguments including the name; -N: at least N
+  uint32_t flags = 0;
+  int first_key = 0;  // 0: no keys
+  int last_key = 0;   // negative counts from the end: -1 is the last argument
+  int step = 0;
+  // Runs on the owning shard when every key maps to one shard.
+  ShardHandler on_shard = nullptr;
+  // Runs on the connection's thread: keyless commands, and keyed ones spanning shards.
+  CoordHandler on_coord = nullptr;
+  std::vector<std::string> acl_categories;  // for COMMAND INFO, e.g. "@string"
+
+  bool ArityOk(size_t argc) const {
+    return arity >= 0 ? argc == size_t(arity) : argc >= size_t(-arity);
+  }
+  // Positions of key arguments in `args`; empty when the command names none.
+  void KeyPositions(size_t argc, std::vector<size_t>* out) const;
+};
+
+class CommandTable {
+ public:
+  // Registers a row; aborts on a duplicate name or on a multi-key row without a
+  // coordinator handler (it could not route keys that span shards).
+  void Add(CommandSpec spec);
+  // Case-insensitive lookup; nullptr for unknown names.
+  const CommandSpec* Find(std::string_view name) const;
+  size_t size() const { return by_name_.size(); }
+  template <typename Fn>
+  void ForEach(Fn&& fn) const {
+    for (const auto& [name, spec] : by_name_) fn(spec);
+  }
+
+ private:
+  absl::flat_hash_map<std::string, CommandSpec> by_name_;
+};
+
+// Every command family's rows. Each lives in the file that implements the family.
+void RegisterStringCommands(CommandTable& table);
+void RegisterKeyspaceCommands(CommandTable& table);
+void RegisterConnectionCommands(CommandTable& table);
+void RegisterServerCommands(CommandTable& table);
+CommandTable BuildCommandTable();
+
+}  // namespace rc

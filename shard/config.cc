@@ -1,0 +1,178 @@
+#include "shard/config.h"
+
+#include <thread>
+
+#include "core/numbers.h"
+#include "core/split_args.h"
+#include "core/strings.h"
+
+namespace rc {
+
+namespace {
+
+using Setter = std::function<std::string(Config&, std::string_view)>;
+
+Setter IntSetter(int Config::*field, int lo, int hi) {
+  return [field, lo, hi](Config& c, std::string_view v) -> std::string {
+    int64_t x;
+    if (!ParseInt64(v, &x) || x < lo || x > hi) {
+      return StrCat("argument must be between ", lo, " and ", hi, " inclusive");
+    }
+    c.*field = int(x);
+    return "";
+  };
+}
+
+std::function<std::string(const Config&)> IntGetter(int Config::*field) {
+  return [field](const Config& c) { return std::to_string(c.*field); };
+}
+
+ConfigParam Ignored(std::string_view name, std::string value) {
+  return ConfigParam{
+      name, [value](const Config&) { return value; },
+      [](Config&, std::string_view) { return std::string(); }, true};
+}
+
+std::vector<ConfigParam> MakeParams() {
+  std::vector<ConfigParam> p;
+  p.push_back({"port", IntGetter(&Config::port), IntSetter(&Config::port, 0, 65535)});
+  p.push_back({"bind", [](const Config& c) { return c.bind; },
+               [](Config& c, std::string_view v) {
+                 // Redis accepts several addresses; ringcache listens on the first.
+                 auto parts = SplitArgs(v);
+                 if (!parts || parts->empty()) return std::string("bind needs an address");
+                 c.bind = (*parts)[0];
+                 return std::string();
+               }});
+  p.push_back({"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024)});
+  p.push_back(
+      {"maxclients", IntGetter(&Config::maxclients), IntSetter(&Config::maxclients, 1, 1 << 20)});
+  p.push_back({"proto-max-bulk-len",
+               [](const Config& c) { return std::to_string(c.proto_max_bulk_len); },
+               [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x) || x < 1024 * 1024) {
+                   return std::string("argument must be a memory value of at least 1mb");
+                 }
+                 c.proto_max_bulk_len = x;
+                 return std::string();
+               }});
+  p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
+               IntSetter(&Config::tcp_backlog, 0, 65535)});
+  p.push_back({"timeout", IntGetter(&Config::timeout), IntSetter(&Config::timeout, 0, 1 << 30)});
+  p.push_back({"hz", IntGetter(&Config::hz), IntSetter(&Config::hz, 1, 500)});
+  p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "debug" && l != "verbose" && l != "notice" && l != "warning" &&
+                     l != "nothing") {
+                   return std::string("argument(s) must be one of the following: debug, "
+                                      "verbose, notice, warning, nothing");
+                 }
+                 c.loglevel = l;
+                 return std::string();
+               }});
+  // What clients and tools ask about; ringcache has no persistence and one database.
+  p.push_back(Ignored("save", ""));
+  p.push_back(Ignored("appendonly", "no"));
+  p.push_back(Ignored("databases", "1"));
+  p.push_back(Ignored("maxmemory", "0"));
+  p.push_back(Ignored("maxmemory-policy", "noeviction"));
+  p.push_back(Ignored("daemonize", "no"));
+  p.push_back(Ignored("protected-mode", "no"));
+  p.push_back(Ignored("dir", "."));
+  p.push_back(Ignored("dbfilename", "dump.rdb"));
+  p.push_back(Ignored("io-threads", "1"));
+  p.push_back(Ignored("notify-keyspace-events", ""));
+  p.push_back(Ignored("logfile", ""));
+  p.push_back(Ignored("tcp-keepalive", "300"));
+  p.push_back(Ignored("supervised", "no"));
+  p.push_back(Ignored("pidfile", ""));
+  p.push_back(Ignored("cluster-enabled", "no"));
+  return p;
+}
+
+const ConfigParam* FindParam(std::string_view name) {
+  std::string lower = ToLower(name);
+  for (const auto& p : ConfigParams()) {
+    if (p.name == lower) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+int Config::EffectiveThreads() const {
+  if (threads > 0) return threads;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : int(n);
+}
+
+const std::vector<ConfigParam>& ConfigParams() {
+  static const std::vector<ConfigParam> params = MakeParams();
+  return params;
+}
+
+bool ParseMemory(std::string_view s, int64_t* out) {
+  std::string lower = ToLower(s);
+  struct Unit {
+    const char* suffix;
+    int64_t mult;
+  };
+  static const Unit kUnits[] = {{"kb", 1024},    {"mb", 1024 * 1024}, {"gb", 1024LL << 20},
+                                {"k", 1000},     {"m", 1000000},      {"g", 1000000000},
+                                {"b", 1}};
+  int64_t mult = 1;
+  std::string_view digits = lower;
+  for (const auto& u : kUnits) {
+    std::string_view suf = u.suffix;
+    if (digits.size() > suf.size() && digits.substr(digits.size() - suf.size()) == suf) {
+      digits.remove_suffix(suf.size());
+      mult = u.mult;
+      break;
+    }
+  }
+  int64_t v;
+  if (!ParseInt64(digits, &v) || v < 0 || (mult > 1 && v > INT64_MAX / mult)) return false;
+  *out = v * mult;
+  return true;
+}
+
+bool ApplyConfigText(std::string_view text, Config* config, std::string* error) {
+  int lineno = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++lineno;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (line.empty() || line[0] == '#') continue;
+    auto args = SplitArgs(line);
+    if (!args) {
+      *error = StrCat("line ", lineno, ": unbalanced quotes");
+      return false;
+    }
+    if (args->empty()) continue;
+    const ConfigParam* p = FindParam((*args)[0]);
+    if (p == nullptr) {
+      // A redis.conf carries many directives for features ringcache lacks; loading it
+      // must still work, so unknown ones are skipped rather than fatal.
+      continue;
+    }
+    std::string value;
+    for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
+    std::string why = p->set(*config, value);
+    if (!why.empty()) {
+      *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace rc

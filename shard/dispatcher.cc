@@ -1,0 +1,83 @@
+#include "shard/dispatcher.h"
+
+#include <memory>
+
+#include "core/strings.h"
+#include "shard/owned_args.h"
+#include "shard/reply_sink.h"
+
+namespace rc {
+
+std::string UnknownCommandError(ArgList args) {
+  // Same truncation as Redis: the name to 128 bytes, the quoted arguments to ~128 bytes.
+  std::string quoted;
+  for (size_t i = 1; i < args.size() && quoted.size() < 128; ++i) {
+    StrAppend(&quoted, "'", args[i].substr(0, 128 - quoted.size()), "' ");
+  }
+  return StrCat("ERR unknown command '", args[0].substr(0, 128),
+                      "', with args beginning with: ", quoted);
+}
+
+std::string WrongArityError(std::string_view command_name) {
+  return StrCat("ERR wrong number of arguments for '", command_name, "' command");
+}
+
+void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
+                          ReplyBuilder& reply, ArgList args) const {
+  ++self.stats().commands_processed;
+  const CommandSpec* spec = table_.Find(args[0]);
+  if (spec == nullptr) {
+    reply.Error(UnknownCommandError(args));
+    return;
+  }
+  if (!spec->ArityOk(args.size())) {
+    reply.Error(WrongArityError(spec->name));
+    return;
+  }
+  if (spec->on_shard != nullptr && spec->first_key > 0) {
+    int last = spec->last_key < 0 ? int(args.size()) + spec->last_key : spec->last_key;
+    if (last >= int(args.size())) last = int(args.size()) - 1;
+    uint32_t owner = shards_.ShardOf(args[spec->first_key]);
+    bool one_shard = true;
+    for (int i = spec->first_key + spec->step; one_shard && i <= last; i += spec->step) {
+      one_shard = shards_.ShardOf(args[i]) == owner;
+    }
+    if (one_shard) {
+      if (owner == self.id()) {
+        ShardCmd cmd{self.shard(), args, reply, server_};
+        spec->on_shard(cmd);
+      } else {
+        RunRemote(self, owner, *spec, sink, args);
+      }
+      return;
+    }
+  }
+  CoordCmd cmd{self, shards_, server_, client, sink, table_, args, reply};
+  spec->on_coord(cmd);
+}
+
+void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec,
+                           ReplySink& sink, ArgList args) const {
+  ++self.stats().remote_commands;
+  uint64_t slot = sink.Defer();
+  const uint32_t home = self.id();
+  ShardSet* shards = &shards_;
+  const ServerState* server = &server_;
+  ShardHandler handler = spec.on_shard;
+  ReplySink* reply_to = &sink;
+  self.Post(owner, [shards, server, handler, owner, home, slot, reply_to,
+                    owned = std::make_unique<OwnedArgs>(args)]() mutable {
+    ShardThread& there = shards->thread(owner);
+    std::string out;
+    ReplyBuilder rb(&out);
+    ShardCmd cmd{there.shard(), owned->view(), rb, *server};
+    handler(cmd);
+    owned.reset();
+    // reply_to is dereferenced only back on the connection's own thread.
+    there.Post(home, [reply_to, slot, out = std::move(out)]() mutable {
+      reply_to->Fulfill(slot, std::move(out));
+    });
+  });
+}
+
+}  // namespace rc

@@ -1,0 +1,41 @@
+#pragma once
+// The one entry point the network layer calls: checks a parsed command against the
+// table and runs it where its keys live.
+//
+//   Dispatch (connection's thread)
+//     ├─ unknown name / bad arity ──────────────▶ error reply inline
+//     ├─ keys all on this thread's shard ───────▶ on_shard inline
+//     ├─ keys all on one other shard ───────────▶ post to owner ─▶ on_shard ─▶ post reply back
+//     └─ keyless, or keys on several shards ────▶ on_coord inline (may fan out)
+
+#include "shard/command.h"
+#include "shard/shard_set.h"
+
+namespace rc {
+
+class Dispatcher {
+ public:
+  Dispatcher(const CommandTable& table, ShardSet& shards, ServerState& server)
+      : table_(table), shards_(shards), server_(server) {}
+
+  // Runs on `self`, the connection's thread. The reply goes through `reply` when it is
+  // ready now, or through `sink` when another thread must answer.
+  void Dispatch(ShardThread& self, ClientState& client, ReplySink& sink, ReplyBuilder& reply,
+                ArgList args) const;
+
+  const CommandTable& table() const { return table_; }
+
+ private:
+  void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, ReplySink& sink,
+                 ArgList args) const;
+
+  const CommandTable& table_;
+  ShardSet& shards_;
+  ServerState& server_;
+};
+
+// Redis's reply for a name it does not know, quoting the first arguments.
+std::string UnknownCommandError(ArgList args);
+std::string WrongArityError(std::string_view command_name);
+
+}  // namespace rc

@@ -1,0 +1,22 @@
+#pragma once
+// Redis's error texts, byte for byte: clients match on them.
+
+#include <string_view>
+
+namespace rc::err {
+
+inline constexpr std::string_view kSyntax = "ERR syntax error";
+inline constexpr std::string_view kWrongType =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+inline constexpr std::string_view kNotInteger = "ERR value is not an integer or out of range";
+inline constexpr std::string_view kNotFloat = "ERR value is not a valid float";
+inline constexpr std::string_view kOverflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view kNoSuchKey = "ERR no such key";
+inline constexpr std::string_view kInvalidCursor = "ERR invalid cursor";
+inline constexpr std::string_view kDbIndexRange = "ERR DB index is out of range";
+inline constexpr std::string_view kOffsetRange = "ERR offset is out of range";
+inline constexpr std::string_view kStringTooLong =
+    "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN or Infinity";
+
+}  // namespace rc::err

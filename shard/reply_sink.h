@@ -1,0 +1,22 @@
+#pragma once
+// What a command sees of the connection it answers. Implemented by net::Connection;
+// every method runs on the connection's own thread.
+
+#include <cstdint>
+#include <string>
+
+namespace rc {
+
+class ReplySink {
+ public:
+  virtual ~ReplySink() = default;
+  // Reserves the next reply position, for an answer that will arrive from other threads.
+  virtual uint64_t Defer() = 0;
+  // Delivers the RESP bytes for a reserved position; replies leave in request order.
+  virtual void Fulfill(uint64_t slot, std::string resp) = 0;
+  // Stops the connection from running its next commands until `slot` is fulfilled, for
+  // commands that take several hops (a later command must observe all of their effects).
+  virtual void HoldUntil(uint64_t slot) = 0;
+};
+
+}  // namespace rc

@@ -1,0 +1,39 @@
+#pragma once
+// Process-wide state every thread may read. Written only before the workers start,
+// except the atomics.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "shard/config.h"
+#include "timers/clock.h"
+
+namespace rc {
+
+class CommandTable;
+
+struct ServerState {
+  Config config;
+  const CommandTable* commands = nullptr;
+  const Clock* clock = &SystemClock::Instance();
+  int64_t start_unix_us = 0;
+  int64_t start_mono_ns = 0;
+  std::string run_id;
+  std::string executable;
+  int bound_port = 0;
+  std::atomic<uint64_t> next_client_id{1};
+
+  // Set once SHUTDOWN or a signal asked the server to stop.
+  std::atomic<bool> shutdown_requested{false};
+  // Installed by the network layer: wakes every reactor so it notices shutdown. Any thread.
+  std::function<void()> wake_all;
+
+  void RequestShutdown() {
+    shutdown_requested.store(true);
+    if (wake_all) wake_all();
+  }
+};
+
+}  // namespace rc

@@ -1,0 +1,63 @@
+#pragma once
+// All worker threads' shard-side state, and the routing function from key to owner.
+//
+// Thread i owns ShardThread i. Other threads may only push to its inbox; everything
+// else in it is touched by thread i alone.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/key_slot.h"
+#include "shard/mailbox.h"
+#include "shard/shard.h"
+#include "shard/stats.h"
+
+namespace rc {
+
+class ShardThread {
+ public:
+  ShardThread(uint32_t id, size_t threads) : id_(id), shard_(id, &stats_), outbox_(threads) {}
+
+  uint32_t id() const { return id_; }
+  // Owner thread only.
+  Shard& shard() { return shard_; }
+  ThreadStats& stats() { return stats_; }
+  // Owner thread: queue `task` to run on thread `dest` at its next turn.
+  void Post(uint32_t dest, Task task) { outbox_.Add(dest, std::move(task)); }
+  Outbox& outbox() { return outbox_; }
+  // Any thread may push; the owner drains.
+  Inbox& inbox() { return inbox_; }
+
+  // Owner thread: runs every task received so far; returns how many ran.
+  size_t RunInbox();
+
+ private:
+  uint32_t id_;
+  ThreadStats stats_;
+  Shard shard_;
+  Outbox outbox_;
+  Inbox inbox_;
+  std::vector<Task> draining_;
+};
+
+class ShardSet {
+ public:
+  explicit ShardSet(size_t threads);
+
+  size_t size() const { return threads_.size(); }
+  ShardThread& thread(uint32_t i) { return *threads_[i]; }
+  // Redis Cluster slot of the key (honouring {hash tags}) modulo the shard count, so keys
+  // that share a tag share a shard.
+  uint32_t ShardOf(std::string_view key) const {
+    return threads_.size() == 1 ? 0 : KeySlot(key) % threads_.size();
+  }
+  // Owner thread `from`: hands its outbox to the destinations.
+  void FlushOutbox(uint32_t from, Waker& waker);
+
+ private:
+  std::vector<std::unique_ptr<ShardThread>> threads_;
+};
+
+}  // namespace rc

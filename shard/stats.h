@@ -1,0 +1,49 @@
+#pragma once
+// Per-thread counters behind INFO. The owning thread increments them without atomics;
+// INFO reads them by running a task on each thread.
+
+#include <cstdint>
+
+namespace rc {
+
+struct ThreadStats {
+  uint64_t connections_received = 0;
+  uint64_t connected_clients = 0;
+  uint64_t rejected_connections = 0;
+  uint64_t commands_processed = 0;
+  uint64_t net_input_bytes = 0;
+  uint64_t net_output_bytes = 0;
+  // Posts to other threads and replies received, to show cross-shard traffic.
+  uint64_t remote_commands = 0;
+
+  // instantaneous_ops_per_sec, as Redis computes it: the mean rate over the last 16
+  // samples, one taken per cron tick.
+  static constexpr int kOpsSamples = 16;
+  double ops_samples[kOpsSamples] = {};
+  int ops_sample_idx = 0;
+  int64_t last_sample_ns = 0;
+  uint64_t last_sample_ops = 0;
+
+  void SampleOps(int64_t now_ns) {
+    if (last_sample_ns != 0 && now_ns > last_sample_ns) {
+      double secs = double(now_ns - last_sample_ns) / 1e9;
+      ops_samples[ops_sample_idx] = double(commands_processed - last_sample_ops) / secs;
+      ops_sample_idx = (ops_sample_idx + 1) % kOpsSamples;
+    }
+    last_sample_ns = now_ns;
+    last_sample_ops = commands_processed;
+  }
+  double InstantaneousOps() const {
+    double sum = 0;
+    for (double s : ops_samples) sum += s;
+    return sum / kOpsSamples;
+  }
+  // CONFIG RESETSTAT: counters go to zero; gauges (connected_clients) stay.
+  void Reset() {
+    uint64_t clients = connected_clients;
+    *this = ThreadStats();
+    connected_clients = clients;
+  }
+};
+
+}  // namespace rc
