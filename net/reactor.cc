@@ -43,14 +43,16 @@ Reactor::~Reactor() {
 }
 
 bool Reactor::Init(std::string* error) {
-  io_uring_params params{};
-  // One thread submits to this ring; completions are run when it enters the kernel,
-  // not by interrupting it.
-  params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN;
-  int ret = io_uring_queue_init_params(kRingEntries, &ring_, &params);
-  if (ret == -EINVAL) {
-    params = io_uring_params{};
+  // Preferred: one thread submits to this ring and completions run only when it enters
+  // the kernel, in a batch (6.1+). Older kernels get the closest setup they accept.
+  const unsigned kFlagSets[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                                IORING_SETUP_COOP_TASKRUN, 0};
+  int ret = -EINVAL;
+  for (unsigned flags : kFlagSets) {
+    io_uring_params params{};
+    params.flags = flags;
     ret = io_uring_queue_init_params(kRingEntries, &ring_, &params);
+    if (ret != -EINVAL) break;
   }
   if (ret < 0) {
     *error = StrCat("io_uring_queue_init: ", std::strerror(-ret));

@@ -1,0 +1,26 @@
+# The two commands the README promises: `make run` and `make test`. Both install what is
+# missing first (scripts/setup.sh), so they work on a fresh Debian machine.
+BUILD ?= build
+TYPE ?= Release
+JOBS ?= $(shell nproc)
+
+.PHONY: run test setup build bench clean
+
+setup:
+	@bash scripts/setup.sh
+
+build: setup
+	@cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=$(TYPE) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: build
+	./$(BUILD)/ringcache --bind 127.0.0.1 --port 6379
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --timeout 600
+
+bench: build
+	bash bench/vs_redis.sh
+
+clean:
+	rm -rf $(BUILD) build-*
