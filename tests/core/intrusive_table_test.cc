@@ -255,6 +255,27 @@ TEST(IntrusiveTableTest, ShrinkIsSpreadOverManyOperations) {
   h.CheckContents();
 }
 
+// A shrink targets the size at its start; inserts while it drains can fill the new array.
+// The grow that comes due then must start as soon as the shrink ends, even when a Find,
+// not an insert, performs that last step.
+TEST(IntrusiveTableTest, ResizeThatComesDueMidResizeStartsWhenItEnds) {
+  Harness<TestTraits> h;
+  int i = 0;
+  while (h.table.BucketCount() < 65536 || h.table.Rehashing()) {
+    h.Insert(absl::StrCat("key:", i++));
+  }
+  for (int j = 0; !h.table.Rehashing(); ++j) h.Detach(absl::StrCat("key:", j));
+  ASSERT_EQ(h.table.BucketCount(), 8192u);
+  while (h.table.size() < h.table.BucketCount()) h.Insert(absl::StrCat("key:", i++));
+  ASSERT_TRUE(h.table.Rehashing());  // still shrinking, yet already at load 1
+  while (h.table.BucketCount() == 8192) {
+    h.Find("key:1");
+    h.table.Verify();
+  }
+  EXPECT_EQ(h.table.BucketCount(), 16384u);
+  h.CheckContents();
+}
+
 TEST(IntrusiveTableTest, ManualRehashStepHonoursItsLimit) {
   Harness<TestTraits> h;
   for (int i = 0; i < 5000; ++i) h.Insert(absl::StrCat("key:", i));
@@ -314,11 +335,10 @@ TEST(IntrusiveTableTest, QuiescentScanCollidingHashes) { QuiescentScans<Collidin
 // be reported; every reported node must be live when reported. The "base:" keys are never
 // deleted, so each scan has at least that many keys it must not miss.
 template <typename Traits>
-void ScansUnderChurn(uint64_t seed, size_t burst, size_t high, int scans) {
+void ScansUnderChurn(uint64_t seed, size_t base, size_t burst, size_t high, int scans) {
   Harness<Traits> h;
   std::mt19937_64 rng(seed);
-  constexpr size_t kBase = 500;
-  for (size_t i = 0; i < kBase; ++i) h.Insert(absl::StrCat("base:", i));
+  for (size_t i = 0; i < base; ++i) h.Insert(absl::StrCat("base:", i));
   size_t next_key = 0, resized_mid_scan = 0, grew = 0, shrank = 0;
   bool growing = true;
   for (int s = 0; s < scans; ++s) {
@@ -335,16 +355,16 @@ void ScansUnderChurn(uint64_t seed, size_t burst, size_t high, int scans) {
       });
       // Churn between calls: bursts that push the size between ~0 and `high`.
       if (growing && h.live.size() >= high) growing = false;
-      if (!growing && h.live.size() <= kBase + 50) growing = true;
+      if (!growing && h.live.size() <= base + 50) growing = true;
       const size_t n = std::uniform_int_distribution<size_t>(0, burst)(rng);
       for (size_t i = 0; i < n; ++i) {
         const bool insert = std::uniform_int_distribution<int>(0, 99)(rng) < (growing ? 75 : 25);
-        if (insert || h.keys.size() == kBase) {
+        if (insert || h.keys.size() == base) {
           h.Insert(absl::StrCat("churn:", next_key++));
         } else {
-          // Base keys never move from keys[0, kBase): removal only swaps churn keys.
+          // Base keys never move from keys[0, base): removal only swaps churn keys.
           std::string victim =
-              h.keys[std::uniform_int_distribution<size_t>(kBase, h.keys.size() - 1)(rng)];
+              h.keys[std::uniform_int_distribution<size_t>(base, h.keys.size() - 1)(rng)];
           must_see.erase(victim);
           h.Detach(victim);
         }
@@ -353,7 +373,7 @@ void ScansUnderChurn(uint64_t seed, size_t burst, size_t high, int scans) {
       max_buckets = std::max(max_buckets, h.table.BucketCount());
       ++calls;
     } while (cursor != 0);
-    for (size_t i = 0; i < kBase; ++i) ASSERT_TRUE(must_see.contains(h.keys[i]));
+    for (size_t i = 0; i < base; ++i) ASSERT_TRUE(must_see.contains(h.keys[i]));
     for (const std::string& key : must_see) ASSERT_TRUE(seen.contains(key)) << key << " scan " << s;
     grew += max_buckets >= 4 * min_buckets;
     shrank += min_buckets * 4 <= max_buckets && h.table.BucketCount() < max_buckets;
@@ -366,15 +386,18 @@ void ScansUnderChurn(uint64_t seed, size_t burst, size_t high, int scans) {
 }
 
 TEST(IntrusiveTableTest, ScanUnderChurnSeesEveryStableKey) {
-  ScansUnderChurn<TestTraits>(/*seed=*/7, /*burst=*/200, /*high=*/40'000, /*scans=*/8);
+  ScansUnderChurn<TestTraits>(/*seed=*/7, /*base=*/500, /*burst=*/200, /*high=*/30'000,
+                              /*scans=*/5);
 }
 
 TEST(IntrusiveTableTest, ScanUnderSmallChurnSeesEveryStableKey) {
-  ScansUnderChurn<TestTraits>(/*seed=*/8, /*burst=*/8, /*high=*/5'000, /*scans=*/60);
+  ScansUnderChurn<TestTraits>(/*seed=*/8, /*base=*/100, /*burst=*/8, /*high=*/5'000,
+                              /*scans=*/40);
 }
 
 TEST(IntrusiveTableTest, ScanUnderChurnCollidingHashes) {
-  ScansUnderChurn<CollidingTraits>(/*seed=*/9, /*burst=*/40, /*high=*/4'000, /*scans=*/30);
+  ScansUnderChurn<CollidingTraits>(/*seed=*/9, /*base=*/100, /*burst=*/40, /*high=*/4'000,
+                                   /*scans=*/20);
 }
 
 // ---- Random -------------------------------------------------------------------------

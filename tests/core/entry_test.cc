@@ -1,0 +1,50 @@
+#include "core/entry.h"
+
+#include <cstring>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace rc {
+namespace {
+
+TEST(Entry, SmallKeyAndValueFitOneSixtyFourByteChunk) {
+  // The layout's reason to exist: 12-byte key + 32-byte value in a 64-byte malloc chunk.
+  EntryPtr e = Entry::MakeString("key:00000001", std::string(32, 'v'));
+  EXPECT_EQ(e->key(), "key:00000001");
+  EXPECT_EQ(e->str(), std::string(32, 'v'));
+  EXPECT_LE(e->AllocatedBytes(), 56u);
+}
+
+TEST(Entry, WideLengthsRoundTrip) {
+  std::string key(300, 'k'), value(70000, 'x');
+  EntryPtr e = Entry::MakeString(key, value);
+  EXPECT_EQ(e->key(), key);
+  EXPECT_EQ(e->str(), value);
+  EntryPtr small_key = Entry::MakeString("k", value);
+  EXPECT_EQ(small_key->key(), "k");
+  EXPECT_EQ(small_key->str().size(), 70000u);
+}
+
+TEST(Entry, EmptyKeyAndValue) {
+  EntryPtr e = Entry::MakeString("", "");
+  EXPECT_EQ(e->key(), "");
+  EXPECT_EQ(e->str(), "");
+}
+
+TEST(Entry, GrowsInPlaceUpToCapacity) {
+  EntryPtr e = Entry::MakeString("key", "abc", 100);
+  ASSERT_GE(e->StrCapacity(), 100u);
+  std::memcpy(e->MutableStr() + 3, "defg", 4);
+  e->SetStrLen(7);
+  EXPECT_EQ(e->str(), "abcdefg");
+  EXPECT_EQ(e->key(), "key");
+}
+
+TEST(Entry, NarrowCapacityNeverExceedsLengthByte) {
+  EntryPtr e = Entry::MakeString("key", std::string(200, 'a'), 255);
+  EXPECT_LE(e->StrCapacity(), 255u);
+}
+
+}  // namespace
+}  // namespace rc

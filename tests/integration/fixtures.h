@@ -1,0 +1,96 @@
+// Test fixtures over ServerProcess, parameterized by ringcache's thread count:
+//   RingcacheTest: one ringcache with GetParam() threads and a client to it.
+//   DiffTest:      the same plus a reference redis-server; Same(cmd) sends cmd to both and
+//                  fails with both replies when they differ.
+
+#ifndef RINGCACHE_TESTS_INTEGRATION_FIXTURES_H_
+#define RINGCACHE_TESTS_INTEGRATION_FIXTURES_H_
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "tests/integration/server_process.h"
+
+namespace rc::it {
+
+inline std::string ThreadsName(const ::testing::TestParamInfo<int>& info) {
+  return absl::StrCat("Threads", info.param);
+}
+
+class RingcacheTest : public ::testing::TestWithParam<int> {
+ protected:
+  int threads() const { return GetParam(); }
+
+  void SetUp() override {
+    std::string error;
+    rc_ = ServerProcess::StartRingcache(threads(), ExtraFlags(), &error);
+    ASSERT_TRUE(rc_) << error;
+    rcc_ = Client::Connect(rc_->port(), &error);
+    ASSERT_TRUE(rcc_) << error;
+  }
+  virtual Args ExtraFlags() const { return {}; }
+
+  std::unique_ptr<Client> NewClient() {
+    std::string error;
+    auto c = Client::Connect(rc_->port(), &error);
+    EXPECT_TRUE(c) << error;
+    return c;
+  }
+  std::unique_ptr<RawConn> NewRaw(int port) {
+    std::string error;
+    auto c = RawConn::Connect(port, &error);
+    EXPECT_TRUE(c) << error;
+    return c;
+  }
+
+  // Destroyed in reverse order: clients first, then the server (which checks its exit).
+  std::unique_ptr<ServerProcess> rc_;
+  std::unique_ptr<Client> rcc_;
+};
+
+class DiffTest : public RingcacheTest {
+ protected:
+  void SetUp() override {
+    ASSERT_NO_FATAL_FAILURE(RingcacheTest::SetUp());
+    std::string error;
+    redis_ = ServerProcess::StartRedis(&error);
+    ASSERT_TRUE(redis_) << error;
+    redisc_ = Client::Connect(redis_->port(), &error);
+    ASSERT_TRUE(redisc_) << error;
+  }
+  void TearDown() override {
+    redisc_.reset();
+    redis_.reset();
+  }
+
+  // Sends `cmd` to both servers and expects the same canonical reply; returns ringcache's.
+  std::string Same(const Args& cmd) {
+    std::string want = redisc_->Cmd(cmd);
+    std::string got = rcc_->Cmd(cmd);
+    if (got != want) {
+      ADD_FAILURE() << "reply differs from redis-server\n  command:   " << Describe(cmd)
+                    << "\n  redis:     " << want << "\n  ringcache: " << got;
+    }
+    return got;
+  }
+  void Script(const std::vector<Args>& cmds) {
+    for (const Args& cmd : cmds) Same(cmd);
+  }
+  // For replies where ringcache deliberately differs from Redis (e.g. it has one DB):
+  // runs `cmd` on both (to keep their data in step) and checks ringcache against `want`.
+  void Expect(const Args& cmd, const std::string& want) {
+    redisc_->Cmd(cmd);
+    EXPECT_EQ(rcc_->Cmd(cmd), want) << "command: " << Describe(cmd);
+  }
+
+  std::unique_ptr<ServerProcess> redis_;
+  std::unique_ptr<Client> redisc_;
+};
+
+}  // namespace rc::it
+
+#endif  // RINGCACHE_TESTS_INTEGRATION_FIXTURES_H_

@@ -1,0 +1,479 @@
+#include "tests/integration/server_process.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace rc::it {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+constexpr std::string_view kReadyMarker = "Ready to accept connections tcp port=";
+
+int RemainingMs(Clock::time_point deadline) {
+  auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+  return left < 0 ? 0 : int(left);
+}
+
+// Port number after the ready marker, once its line is complete; 0 if not there yet.
+int ParseReadyPort(const std::string& out) {
+  size_t at = out.find(kReadyMarker);
+  if (at == std::string::npos) return 0;
+  size_t end = out.find('\n', at);
+  if (end == std::string::npos) return 0;
+  return std::atoi(out.c_str() + at + kReadyMarker.size());
+}
+
+std::string DescribeStatus(int status) {
+  if (WIFEXITED(status)) return absl::StrCat("exit code ", WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) return absl::StrCat("killed by signal ", WTERMSIG(status));
+  return absl::StrCat("wait status ", status);
+}
+
+void AppendEscaped(std::string* out, std::string_view s) {
+  static const char kHex[] = "0123456789abcdef";
+  for (unsigned char c : s) {
+    if (c < 0x20 || c >= 0x7f || c == ',' || c == '[' || c == ']' || c == '\\') {
+      out->append({'\\', 'x', kHex[c >> 4], kHex[c & 15]});
+    } else {
+      out->push_back(char(c));
+    }
+  }
+}
+
+void CanonInto(const redisReply* r, std::string* out) {
+  switch (r->type) {
+    case REDIS_REPLY_STATUS:
+      out->append("+").append(r->str, r->len);
+      return;
+    case REDIS_REPLY_ERROR:
+      out->append("-").append(r->str, r->len);
+      return;
+    case REDIS_REPLY_INTEGER:
+      out->append(":").append(std::to_string(r->integer));
+      return;
+    case REDIS_REPLY_NIL:
+      out->append("(nil)");
+      return;
+    case REDIS_REPLY_STRING:
+      out->push_back('$');
+      AppendEscaped(out, std::string_view(r->str, r->len));
+      return;
+    case REDIS_REPLY_ARRAY:
+      out->append("*[");
+      for (size_t i = 0; i < r->elements; ++i) {
+        if (i) out->push_back(',');
+        CanonInto(r->element[i], out);
+      }
+      out->push_back(']');
+      return;
+    default:
+      out->append("?type=").append(std::to_string(r->type));
+  }
+}
+
+int ConnectTcp(int port, std::string* error) {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(uint16_t(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    *error = absl::StrCat("connect to port ", port, ": ", strerror(errno));
+    close(fd);
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  return fd;
+}
+
+}  // namespace
+
+int PickFreePort() {
+  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  int port = 0;
+  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  close(fd);
+  return port;
+}
+
+int KeySlot(std::string_view key) {
+  size_t open = key.find('{');
+  if (open != std::string_view::npos) {
+    size_t close_at = key.find('}', open + 1);
+    if (close_at != std::string_view::npos && close_at != open + 1) {
+      key = key.substr(open + 1, close_at - open - 1);
+    }
+  }
+  uint16_t crc = 0;
+  for (unsigned char c : key) {
+    crc ^= uint16_t(c) << 8;
+    for (int i = 0; i < 8; ++i) crc = (crc & 0x8000) ? uint16_t((crc << 1) ^ 0x1021) : crc << 1;
+  }
+  return crc & 16383;
+}
+
+std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int threads,
+                                     int count) {
+  std::vector<std::string> keys;
+  for (int i = 0; int(keys.size()) < count; ++i) {
+    std::string key = std::string(prefix) + std::to_string(i);
+    if (ShardOf(key, threads) == shard) keys.push_back(std::move(key));
+  }
+  return keys;
+}
+
+// ---------------------------------------------------------------------------------------
+// ServerProcess
+
+namespace {
+
+// Forks and execs `argv` with stdout and stderr into a pipe; returns pid and the read end.
+bool Spawn(const Args& args, pid_t* pid, int* out_fd, std::string* error) {
+  std::vector<char*> argv;
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    *error = absl::StrCat("pipe2: ", strerror(errno));
+    return false;
+  }
+  pid_t child = fork();
+  if (child < 0) {
+    *error = absl::StrCat("fork: ", strerror(errno));
+    return false;
+  }
+  if (child == 0) {
+    // Only async-signal-safe calls between fork and exec.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // Never outlive a crashed test binary.
+    int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, 0);
+    dup2(fds[1], 1);
+    dup2(fds[1], 2);
+    execv(argv[0], argv.data());
+    static const char kMsg[] = "exec failed\n";
+    (void)!write(2, kMsg, sizeof kMsg - 1);
+    _exit(127);
+  }
+  close(fds[1]);
+  *pid = child;
+  *out_fd = fds[0];
+  return true;
+}
+
+}  // namespace
+
+ServerProcess::ServerProcess(std::string name, pid_t pid, int pidfd, int out_fd)
+    : name_(std::move(name)), pid_(pid), pidfd_(pidfd) {
+  drain_ = std::thread([this, out_fd] { DrainLoop(out_fd); });
+}
+
+void ServerProcess::DrainLoop(int fd) {
+  char buf[4096];
+  for (;;) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    std::lock_guard lock(mu_);
+    if (n <= 0) {
+      output_closed_ = true;
+      cv_.notify_all();
+      break;
+    }
+    output_.append(buf, size_t(n));
+    cv_.notify_all();
+  }
+  close(fd);
+}
+
+template <typename Pred>
+bool ServerProcess::WaitOutput(Pred pred, milliseconds timeout) {
+  std::unique_lock lock(mu_);
+  cv_.wait_for(lock, timeout, [&] { return pred(output_) || output_closed_; });
+  return pred(output_);
+}
+
+std::string ServerProcess::Output() const {
+  std::lock_guard lock(mu_);
+  return output_;
+}
+
+std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const Args& extra,
+                                                             std::string* error) {
+  Args args = {RINGCACHE_BINARY, "--port", "0", "--threads", std::to_string(threads)};
+  args.insert(args.end(), extra.begin(), extra.end());
+  pid_t pid;
+  int out_fd;
+  if (!Spawn(args, &pid, &out_fd, error)) return nullptr;
+  std::unique_ptr<ServerProcess> p(
+      new ServerProcess("ringcache", pid, pidfd_open(pid, 0), out_fd));
+  if (!p->WaitOutput([](const std::string& o) { return ParseReadyPort(o) > 0; },
+                     kReadyTimeout)) {
+    std::optional<int> status = p->WaitExit(milliseconds(0));
+    *error = absl::StrCat("ringcache (", Describe(args), ") printed no ready line within ",
+                          kReadyTimeout.count(), " ms (",
+                          status ? DescribeStatus(*status) : "still running",
+                          "); output:\n", p->Output());
+    p->report_exit_ = false;
+    return nullptr;  // The destructor stops it.
+  }
+  p->port_ = ParseReadyPort(p->Output());
+  return p;
+}
+
+std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error) {
+  // The free port can be taken between PickFreePort and redis binding it: retry.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    int port = PickFreePort();
+    Args args = {"/usr/bin/redis-server", "--port",     std::to_string(port), "--bind",
+                 "127.0.0.1",             "--save",     "",                   "--appendonly",
+                 "no",                    "--loglevel", "warning"};
+    pid_t pid;
+    int out_fd;
+    if (!Spawn(args, &pid, &out_fd, error)) return nullptr;
+    std::unique_ptr<ServerProcess> p(
+        new ServerProcess("redis-server", pid, pidfd_open(pid, 0), out_fd));
+    p->port_ = port;
+    auto deadline = Clock::now() + kReadyTimeout;
+    while (Clock::now() < deadline) {
+      if (auto status = p->WaitExit(milliseconds(0))) {
+        *error = absl::StrCat("redis-server exited (", DescribeStatus(*status),
+                              "); output:\n", p->Output());
+        break;
+      }
+      std::string ignored;
+      if (auto c = Client::Connect(port, &ignored, milliseconds(1000))) {
+        if (c->Cmd({"PING"}) == "+PONG") return p;
+      }
+      // Not listening yet: wait for the next line of output (or 20 ms) before retrying.
+      size_t seen = p->Output().size();
+      p->WaitOutput([seen](const std::string& o) { return o.size() > seen; },
+                    milliseconds(20));
+    }
+    if (!p->exit_status_) {
+      *error = absl::StrCat("redis-server did not answer PING; output:\n", p->Output());
+      p->report_exit_ = false;
+      return nullptr;
+    }
+    p->report_exit_ = false;  // Expected failure mode (port taken): try another port.
+  }
+  return nullptr;
+}
+
+std::optional<int> ServerProcess::WaitExit(milliseconds timeout) {
+  if (exit_status_) return exit_status_;
+  pollfd pfd{pidfd_, POLLIN, 0};
+  int ready;
+  do {
+    ready = poll(&pfd, 1, int(timeout.count()));
+  } while (ready < 0 && errno == EINTR);
+  int status = 0;
+  if (waitpid(pid_, &status, WNOHANG) == pid_) exit_status_ = status;
+  return exit_status_;
+}
+
+bool ServerProcess::Signal(int sig) { return !exit_status_ && kill(pid_, sig) == 0; }
+
+ServerProcess::~ServerProcess() {
+  bool exited_before = WaitExit(milliseconds(0)).has_value();
+  if (!exited_before) Signal(SIGTERM);
+  std::optional<int> status = WaitExit(kStopTimeout);
+  if (!report_exit_) {
+    if (!status) {
+      kill(pid_, SIGKILL);
+      WaitExit(kStopTimeout);
+    }
+  } else if (!status) {
+    ADD_FAILURE() << name_ << " did not exit within " << kStopTimeout.count()
+                  << " ms of SIGTERM; killing it. Output:\n"
+                  << Output();
+    kill(pid_, SIGKILL);
+    status = WaitExit(kStopTimeout);
+  } else if (*status != 0) {
+    ADD_FAILURE() << name_ << (exited_before ? " had already exited: " : " stopped with ")
+                  << DescribeStatus(*status) << ". Output:\n"
+                  << Output();
+  }
+  drain_.join();
+  close(pidfd_);
+}
+
+// ---------------------------------------------------------------------------------------
+// Replies and clients
+
+std::string Canon(const redisReply* reply) {
+  std::string out;
+  CanonInto(reply, &out);
+  return out;
+}
+
+std::vector<std::string> Strings(const redisReply* reply) {
+  std::vector<std::string> out;
+  if (reply == nullptr || reply->type != REDIS_REPLY_ARRAY) return out;
+  for (size_t i = 0; i < reply->elements; ++i) {
+    const redisReply* e = reply->element[i];
+    out.emplace_back(e->str ? std::string(e->str, e->len) : std::string());
+  }
+  return out;
+}
+
+std::string Describe(const Args& args) {
+  std::vector<std::string> parts;
+  for (const std::string& a : args) {
+    std::string s = a.size() > 48 ? absl::StrCat(a.substr(0, 40), "...(", a.size(), " bytes)")
+                                  : a;
+    if (s.empty() || s.find_first_of(" \"\r\n") != std::string::npos) {
+      std::string q = "\"";
+      AppendEscaped(&q, s);
+      s = q + "\"";
+    }
+    parts.push_back(std::move(s));
+  }
+  return absl::StrJoin(parts, " ");
+}
+
+std::unique_ptr<Client> Client::Connect(int port, std::string* error, milliseconds timeout) {
+  timeval tv{long(timeout.count() / 1000), long(timeout.count() % 1000) * 1000};
+  redisContext* ctx = redisConnectWithTimeout("127.0.0.1", port, tv);
+  if (ctx == nullptr || ctx->err) {
+    *error = absl::StrCat("connect to ", port, ": ", ctx ? ctx->errstr : "out of memory");
+    redisFree(ctx);
+    return nullptr;
+  }
+  redisSetTimeout(ctx, tv);
+  return std::unique_ptr<Client>(new Client(ctx));
+}
+
+Client::~Client() { redisFree(ctx_); }
+
+Client::ReplyPtr Client::RawCmd(const Args& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  void* r = redisCommandArgv(ctx_, int(args.size()), argv.data(), lens.data());
+  return ReplyPtr(static_cast<redisReply*>(r), freeReplyObject);
+}
+
+std::string Client::Cmd(const Args& args) {
+  ReplyPtr r = RawCmd(args);
+  if (!r) return absl::StrCat("!IO: ", ctx_->errstr);
+  return Canon(r.get());
+}
+
+void Client::Append(const Args& args) {
+  std::vector<const char*> argv;
+  std::vector<size_t> lens;
+  for (const std::string& a : args) {
+    argv.push_back(a.data());
+    lens.push_back(a.size());
+  }
+  redisAppendCommandArgv(ctx_, int(args.size()), argv.data(), lens.data());
+}
+
+std::string Client::GetReply() {
+  void* r = nullptr;
+  if (redisGetReply(ctx_, &r) != REDIS_OK || r == nullptr) {
+    return absl::StrCat("!IO: ", ctx_->errstr);
+  }
+  ReplyPtr reply(static_cast<redisReply*>(r), freeReplyObject);
+  return Canon(reply.get());
+}
+
+std::unique_ptr<RawConn> RawConn::Connect(int port, std::string* error) {
+  int fd = ConnectTcp(port, error);
+  if (fd < 0) return nullptr;
+  return std::unique_ptr<RawConn>(new RawConn(fd));
+}
+
+RawConn::RawConn(int fd) : fd_(fd), reader_(redisReaderCreate()) {
+  reader_->maxbuf = 0;  // Never shrink/limit: large replies are expected.
+}
+
+RawConn::~RawConn() {
+  redisReaderFree(reader_);
+  close(fd_);
+}
+
+bool RawConn::Send(std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(size_t(n));
+  }
+  return true;
+}
+
+std::vector<std::string> RawConn::ReadReplies(size_t n, milliseconds timeout) {
+  std::vector<std::string> out;
+  auto deadline = Clock::now() + timeout;
+  std::vector<char> buf(1 << 16);
+  while (out.size() < n) {
+    void* r = nullptr;
+    if (redisReaderGetReply(reader_, &r) != REDIS_OK) {
+      out.push_back(absl::StrCat("!PROTO: ", reader_->errstr));
+      return out;
+    }
+    if (r != nullptr) {
+      out.push_back(Canon(static_cast<redisReply*>(r)));
+      freeReplyObject(r);
+      continue;
+    }
+    if (eof_) return out;
+    pollfd pfd{fd_, POLLIN, 0};
+    if (poll(&pfd, 1, RemainingMs(deadline)) <= 0) return out;
+    ssize_t got = recv(fd_, buf.data(), buf.size(), 0);
+    if (got <= 0) {
+      eof_ = true;
+      continue;
+    }
+    redisReaderFeed(reader_, buf.data(), size_t(got));
+  }
+  return out;
+}
+
+std::string RawConn::ReadReply(milliseconds timeout) {
+  std::vector<std::string> r = ReadReplies(1, timeout);
+  return r.empty() ? (eof_ ? "!EOF" : "!TIMEOUT") : r[0];
+}
+
+bool RawConn::WaitClosed(milliseconds timeout) {
+  auto deadline = Clock::now() + timeout;
+  char buf[4096];
+  while (!eof_) {
+    pollfd pfd{fd_, POLLIN, 0};
+    if (poll(&pfd, 1, RemainingMs(deadline)) <= 0) return false;
+    ssize_t got = recv(fd_, buf, sizeof buf, 0);
+    if (got <= 0) eof_ = true;
+  }
+  return true;
+}
+
+}  // namespace rc::it

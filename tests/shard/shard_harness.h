@@ -1,0 +1,198 @@
+#pragma once
+// Tier-2 test fixture: real shards on real threads, in process, without sockets. Each
+// worker thread runs the same loop the reactor does (run posted tasks, flush posts to
+// other threads, sleep until woken) with a condition variable in place of the ring, and
+// the clock is a ManualClock, so tests drive time instead of sleeping.
+//
+//   ShardHarness h(3);
+//   EXPECT_EQ(h.Run({"SET", "k", "v"}), "+OK\r\n");
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <utility>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "shard/client_state.h"
+#include "shard/command.h"
+#include "shard/dispatcher.h"
+#include "shard/reply_sink.h"
+#include "shard/server_state.h"
+#include "shard/shard_set.h"
+#include "timers/clock.h"
+
+namespace rc::testing {
+
+// Collects replies in request order the way a connection does. Used on its home thread.
+class RecordingSink final : public ReplySink {
+ public:
+  uint64_t Defer() override {
+    slots_.push_back({});
+    return first_ + slots_.size() - 1;
+  }
+  void Fulfill(uint64_t slot, std::string resp) override {
+    auto& s = slots_[slot - first_];
+    s.data = std::move(resp);
+    s.ready = true;
+    while (!slots_.empty() && slots_.front().ready) {
+      out += slots_.front().data;
+      slots_.pop_front();
+      ++first_;
+    }
+    if (held_ && slot == hold_slot_) {
+      held_ = false;
+      if (on_release) std::exchange(on_release, nullptr)();
+    }
+  }
+  void HoldUntil(uint64_t slot) override {
+    if (slot < first_ || slots_[slot - first_].ready) return;
+    held_ = true;
+    hold_slot_ = slot;
+  }
+  bool Idle() const { return slots_.empty(); }
+  bool held() const { return held_; }
+
+  std::string out;
+  // Runs when a hold is released: the rest of the pipeline.
+  std::function<void()> on_release;
+
+ private:
+  struct Slot {
+    std::string data;
+    bool ready = false;
+  };
+  std::deque<Slot> slots_;
+  uint64_t first_ = 0;
+  bool held_ = false;
+  uint64_t hold_slot_ = 0;
+};
+
+class ShardHarness final : public Waker {
+ public:
+  explicit ShardHarness(size_t threads)
+      : table_(BuildCommandTable()), shards_(threads), dispatcher_(table_, shards_, server_),
+        wake_(threads) {
+    server_.clock = &clock_;
+    server_.commands = &table_;
+    for (size_t i = 0; i < threads; ++i) {
+      wake_[i] = std::make_unique<WakeState>();
+      threads_.emplace_back([this, i] { Loop(uint32_t(i)); });
+    }
+  }
+  ~ShardHarness() override {
+    stop_.store(true);
+    for (size_t i = 0; i < threads_.size(); ++i) Wake(uint32_t(i));
+    for (auto& t : threads_) t.join();
+  }
+
+  // Dispatches one command as a connection on thread `home` would, and waits for its
+  // complete reply (RESP bytes).
+  std::string Run(std::vector<std::string> args, uint32_t home = 0) {
+    return RunPipeline({std::move(args)}, home);
+  }
+
+  // Several commands from one connection, back to back, replies concatenated in order.
+  std::string RunPipeline(std::vector<std::vector<std::string>> cmds, uint32_t home = 0) {
+    auto done = std::make_shared<std::promise<std::string>>();
+    auto result = done->get_future();
+    auto sink = std::make_shared<RecordingSink>();
+    auto client = std::make_shared<ClientState>();
+    auto pipeline = std::make_shared<Pipeline>(Pipeline{std::move(cmds), home, sink, client, done});
+    Inject(home, [this, pipeline] { Continue(pipeline, 0); });
+    return result.get();
+  }
+
+  ManualClock& clock() { return clock_; }
+  ServerState& server() { return server_; }
+  ShardSet& shards() { return shards_; }
+
+  // Wakes thread `dest`. Called on worker threads by their outboxes, and by the test.
+  void Wake(uint32_t dest) override {
+    WakeState& w = *wake_[dest];
+    std::lock_guard<std::mutex> lock(w.mu);
+    w.woken = true;
+    w.cv.notify_one();
+  }
+
+ private:
+  struct WakeState {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool woken = false;
+  };
+
+  // Runs `task` on thread `dest`, from the test thread.
+  void Inject(uint32_t dest, Task task) {
+    std::vector<Task> batch;
+    batch.push_back(std::move(task));
+    shards_.thread(dest).inbox().PushBatch(&batch);
+    Wake(dest);
+  }
+
+  struct Pipeline {
+    std::vector<std::vector<std::string>> cmds;
+    uint32_t home;
+    std::shared_ptr<RecordingSink> sink;
+    std::shared_ptr<ClientState> client;
+    std::shared_ptr<std::promise<std::string>> done;
+  };
+
+  // Home thread: runs commands from `next` on, stopping while a command holds the
+  // connection, as net::Connection does.
+  void Continue(std::shared_ptr<Pipeline> p, size_t next) {
+    for (size_t i = next; i < p->cmds.size(); ++i) {
+      std::vector<std::string_view> views(p->cmds[i].begin(), p->cmds[i].end());
+      std::string inline_out;
+      ReplyBuilder rb(&inline_out);
+      // Inline replies go behind any pending slot, exactly as a connection orders them.
+      uint64_t slot = p->sink->Defer();
+      dispatcher_.Dispatch(shards_.thread(p->home), *p->client, *p->sink, rb, views);
+      p->sink->Fulfill(slot, std::move(inline_out));
+      if (p->sink->held()) {
+        p->sink->on_release = [this, p, i] { Continue(p, i + 1); };
+        return;
+      }
+    }
+    WatchUntilIdle(p->home, p->sink, p->done);
+  }
+
+  // Re-checks on the home thread until every deferred reply has arrived.
+  void WatchUntilIdle(uint32_t home, std::shared_ptr<RecordingSink> sink,
+                      std::shared_ptr<std::promise<std::string>> done) {
+    if (sink->Idle()) return done->set_value(sink->out);
+    shards_.thread(home).Post(home, [this, home, sink, done] { WatchUntilIdle(home, sink, done); });
+  }
+
+  void Loop(uint32_t id) {
+    ShardThread& self = shards_.thread(id);
+    self.shard().thread_check().Bind();
+    while (!stop_.load()) {
+      self.RunInbox();
+      shards_.FlushOutbox(id, *this);
+      if (!self.inbox().PrepareToSleep()) continue;
+      WakeState& w = *wake_[id];
+      std::unique_lock<std::mutex> lock(w.mu);
+      w.cv.wait(lock, [&] { return w.woken || stop_.load(); });
+      w.woken = false;
+      lock.unlock();
+      self.inbox().Awake();
+    }
+  }
+
+  ManualClock clock_;
+  ServerState server_;
+  CommandTable table_;
+  ShardSet shards_;
+  Dispatcher dispatcher_;
+  std::vector<std::unique_ptr<WakeState>> wake_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace rc::testing
