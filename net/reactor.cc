@@ -305,12 +305,12 @@ void Reactor::Close(Connection* c) {
   if (c->Freeable()) ScheduleFree(c);
 }
 
-void Reactor::ScheduleFree(Connection* c) { to_free_.push_back(c); }
+void Reactor::ScheduleFree(Connection* c) { to_free_.push_back({c->fd(), c}); }
 
 void Reactor::FreeClosed() {
-  for (Connection* c : to_free_) {
-    int fd = c->fd();
-    if (size_t(fd) < conns_.size() && conns_[fd].get() == c && c->Freeable()) conns_[fd].reset();
+  // A connection may be listed twice: look it up by fd before touching it.
+  for (auto [fd, c] : to_free_) {
+    if (conns_[fd].get() == c && c->Freeable()) conns_[fd].reset();
   }
   to_free_.clear();
 }

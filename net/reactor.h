@@ -85,7 +85,7 @@ class Reactor final : public Waker {
   char* buffers_ = nullptr;
 
   std::vector<Connection*> dirty_;
-  std::vector<Connection*> to_free_;
+  std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
   size_t live_conns_ = 0;
   int64_t next_cron_ns_ = 0;

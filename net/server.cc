@@ -142,7 +142,7 @@ bool Server::Start(std::string* error) {
 }
 
 void Server::WakeAll() {
-  absl::MutexLock lock(&wake_mu_);
+  std::lock_guard<std::mutex> lock(wake_mu_);
   if (!wake_ring_ready_) return;
   for (int fd : shared_.ring_fds) {
     if (fd < 0) continue;

@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "absl/synchronization/mutex.h"
+#include <mutex>
 #include "net/reactor.h"
 #include "shard/command.h"
 #include "shard/dispatcher.h"
@@ -51,7 +51,7 @@ class Server {
   std::vector<std::thread> threads_;
 
   // A ring of the server's own, so threads without one can wake the reactors.
-  absl::Mutex wake_mu_;
+  std::mutex wake_mu_;
   io_uring wake_ring_{};
   bool wake_ring_ready_ = false;
 };

@@ -4,7 +4,7 @@ namespace rc {
 
 bool Inbox::PushBatch(std::vector<Task>* batch) {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     if (tasks_.empty()) {
       tasks_.swap(*batch);
     } else {
@@ -19,7 +19,7 @@ bool Inbox::PushBatch(std::vector<Task>* batch) {
 void Inbox::Drain(std::vector<Task>* out) {
   out->clear();
   if (!has_work_.load(std::memory_order_acquire)) return;
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   out->swap(tasks_);
   has_work_.store(false, std::memory_order_relaxed);
 }

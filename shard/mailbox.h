@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
-#include "absl/synchronization/mutex.h"
+#include <mutex>
 
 namespace rc {
 
@@ -40,8 +40,10 @@ class Inbox {
   bool HasWork() const { return has_work_.load(std::memory_order_acquire); }
 
  private:
-  absl::Mutex mu_;
-  std::vector<Task> tasks_ ABSL_GUARDED_BY(mu_);
+  // std::mutex rather than absl::Mutex: Debian's Abseil is built without TSan
+  // annotations, so ThreadSanitizer could not see absl::Mutex's ordering.
+  std::mutex mu_;
+  std::vector<Task> tasks_;  // guarded by mu_
   std::atomic<bool> has_work_{false};
   std::atomic<bool> sleeping_{false};
 };

@@ -10,36 +10,37 @@ ThreadPool::ThreadPool(size_t threads) {
 
 ThreadPool::~ThreadPool() {
   {
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     stopping_ = true;
   }
+  ready_.notify_all();
   for (auto& t : threads_) t.join();
 }
 
 void ThreadPool::Submit(Task task) {
-  absl::MutexLock lock(&mu_);
-  queue_.push_back(std::move(task));
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(task));
+  }
+  ready_.notify_one();
 }
 
 size_t ThreadPool::Pending() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return queue_.size() + running_;
 }
 
 uint64_t ThreadPool::Completed() const {
-  absl::MutexLock lock(&mu_);
+  std::lock_guard<std::mutex> lock(mu_);
   return completed_;
 }
 
 void ThreadPool::WorkerLoop() {
-  auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-    return stopping_ || !queue_.empty();
-  };
   for (;;) {
     Task task;
     {
-      absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(&ready));
+      std::unique_lock<std::mutex> lock(mu_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
       // Drain before exiting so shutdown frees everything that was handed over.
       if (queue_.empty()) return;
       task = std::move(queue_.front());
@@ -47,7 +48,7 @@ void ThreadPool::WorkerLoop() {
       ++running_;
     }
     std::move(task)();
-    absl::MutexLock lock(&mu_);
+    std::lock_guard<std::mutex> lock(mu_);
     --running_;
     ++completed_;
   }

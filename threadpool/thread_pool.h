@@ -5,12 +5,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <condition_variable>
 #include <deque>
+#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
-#include "absl/synchronization/mutex.h"
 
 namespace rc {
 
@@ -33,11 +34,13 @@ class ThreadPool {
  private:
   void WorkerLoop();
 
-  mutable absl::Mutex mu_;
-  std::deque<Task> queue_ ABSL_GUARDED_BY(mu_);
-  size_t running_ ABSL_GUARDED_BY(mu_) = 0;
-  uint64_t completed_ ABSL_GUARDED_BY(mu_) = 0;
-  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // std primitives so ThreadSanitizer sees them (Debian's Abseil lacks its annotations).
+  mutable std::mutex mu_;
+  std::condition_variable ready_;
+  std::deque<Task> queue_;  // guarded by mu_, like the counters below
+  size_t running_ = 0;
+  uint64_t completed_ = 0;
+  bool stopping_ = false;
   std::vector<std::thread> threads_;
 };
 

@@ -40,8 +40,7 @@ int PickFreePort();
 int KeySlot(std::string_view key);
 inline int ShardOf(std::string_view key, int threads) { return KeySlot(key) % threads; }
 // `count` distinct keys "<prefix><i>" whose shard (for `threads`) is `shard`.
-std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int threads,
-                                     int count);
+std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int threads, int count);
 
 class ServerProcess {
  public:
@@ -93,9 +92,9 @@ class ServerProcess {
   std::thread drain_;
 };
 
-// Canonical, type-tagged text of a reply: `+OK`, `$bar`, `(nil)`, `:1`, 
-// `*[$a,(nil)]`, `-ERR ...` (hiredis 0.14 reads a nil array as `(nil)`). Bytes outside printable ASCII, and `,[]\`, are
-// escaped in bulk strings so arrays stay unambiguous.
+// Canonical, type-tagged text of a reply: `+OK`, `$bar`, `(nil)`, `:1`,
+// `*[$a,(nil)]`, `-ERR ...` (hiredis 0.14 reads a nil array as `(nil)`). Bytes outside printable
+// ASCII, and `,[]\`, are escaped in bulk strings so arrays stay unambiguous.
 std::string Canon(const redisReply* reply);
 
 // A hiredis connection with a reply timeout, so a hung server fails a test, not hangs it.
