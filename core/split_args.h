@@ -10,7 +10,13 @@
 
 namespace rc {
 
-// nullopt on unbalanced quotes.
+// Appends the arguments to *args as views into *storage (decoded bytes); false on
+// unbalanced quotes. Decoded bytes never outnumber the input, so *storage is reserved once
+// and the views stay valid until it is next changed.
+bool SplitArgsInto(std::string_view line, std::string* storage,
+                   std::vector<std::string_view>* args);
+
+// The same, as owned strings; nullopt on unbalanced quotes.
 std::optional<std::vector<std::string>> SplitArgs(std::string_view line);
 
 }  // namespace rc

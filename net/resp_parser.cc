@@ -1,5 +1,7 @@
 #include "net/resp_parser.h"
 
+#include "core/split_args.h"
+
 #include <algorithm>
 #include <cassert>
 #include <limits>
@@ -63,106 +65,6 @@ bool ScanPlainCount(std::string_view buf, size_t pos, uint64_t* value, size_t* c
   *value = v;
   *cr = i;
   return true;
-}
-
-// C-locale isspace: sdssplitargs skips all of these between tokens, but only ' ', \t, \r
-// and \n end an unquoted token, so \v and \f inside a token are kept.
-bool IsSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
-
-bool IsHex(char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
-
-int HexValue(char c) {
-  if (c <= '9') return c - '0';
-  return (c | 0x20) - 'a' + 10;
-}
-
-char Unescape(char c) {
-  switch (c) {
-    case 'n':
-      return '\n';
-    case 'r':
-      return '\r';
-    case 't':
-      return '\t';
-    case 'b':
-      return '\b';
-    case 'a':
-      return '\a';
-    default:
-      return c;
-  }
-}
-
-// Redis's sdssplitargs. The line holds no NUL (FindLine never ends a line past one), so
-// reading '\0' past its end plays the role of the C string terminator. Decoded bytes never
-// outnumber the input, so reserving line.size() keeps `out` from reallocating under the
-// views already handed out. Returns false on unbalanced quotes.
-bool SplitInlineArgs(std::string_view line, std::string* out, std::vector<std::string_view>* args) {
-  const size_t n = line.size();
-  auto at = [&](size_t k) { return k < n ? line[k] : '\0'; };
-  out->clear();
-  out->reserve(n);
-  size_t i = 0;
-  while (true) {
-    while (i < n && IsSpace(line[i])) ++i;
-    if (i == n) return true;
-    const size_t start = out->size();
-    bool in_dq = false, in_sq = false, done = false;
-    while (!done) {
-      const char c = at(i);
-      if (in_dq) {
-        if (c == '\\' && at(i + 1) == 'x' && IsHex(at(i + 2)) && IsHex(at(i + 3))) {
-          out->push_back(static_cast<char>(HexValue(at(i + 2)) * 16 + HexValue(at(i + 3))));
-          i += 3;
-        } else if (c == '\\' && at(i + 1) != '\0') {
-          out->push_back(Unescape(line[++i]));
-        } else if (c == '"') {
-          // A closing quote must be followed by a space or the end of the line.
-          if (at(i + 1) != '\0' && !IsSpace(at(i + 1))) return false;
-          done = true;
-        } else if (c == '\0') {
-          return false;
-        } else {
-          out->push_back(c);
-        }
-      } else if (in_sq) {
-        if (c == '\\' && at(i + 1) == '\'') {
-          ++i;
-          out->push_back('\'');
-        } else if (c == '\'') {
-          if (at(i + 1) != '\0' && !IsSpace(at(i + 1))) return false;
-          done = true;
-        } else if (c == '\0') {
-          return false;
-        } else {
-          out->push_back(c);
-        }
-      } else {
-        switch (c) {
-          case ' ':
-          case '\n':
-          case '\r':
-          case '\t':
-          case '\0':
-            done = true;
-            break;
-          case '"':
-            in_dq = true;
-            break;
-          case '\'':
-            in_sq = true;
-            break;
-          default:
-            out->push_back(c);
-            break;
-        }
-      }
-      if (i < n) ++i;
-    }
-    args->emplace_back(out->data() + start, out->size() - start);
-  }
 }
 
 }  // namespace
@@ -280,7 +182,7 @@ RespParser::Status RespParser::ParseInline(std::string_view buf, size_t* consume
   }
   const size_t line_len = nl > 0 && buf[nl - 1] == '\r' ? nl - 1 : nl;
   work_ += line_len;
-  if (!SplitInlineArgs(buf.substr(0, line_len), &inline_args_, args)) {
+  if (!SplitArgsInto(buf.substr(0, line_len), &inline_args_, args)) {
     args->clear();
     return Fail(kUnbalancedErr);
   }

@@ -386,7 +386,7 @@ void ScansUnderChurn(uint64_t seed, size_t base, size_t burst, size_t high, int 
 }
 
 TEST(IntrusiveTableTest, ScanUnderChurnSeesEveryStableKey) {
-  ScansUnderChurn<TestTraits>(/*seed=*/7, /*base=*/500, /*burst=*/200, /*high=*/30'000,
+  ScansUnderChurn<TestTraits>(/*seed=*/7, /*base=*/500, /*burst=*/100, /*high=*/25'000,
                               /*scans=*/5);
 }
 
