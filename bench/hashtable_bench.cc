@@ -62,7 +62,9 @@ struct KeyEq {
 
 class Intrusive {
  public:
-  ~Intrusive() { table_.Clear([](BenchNode* n) { std::free(n); }); }
+  ~Intrusive() {
+    table_.Clear([](BenchNode* n) { std::free(n); });
+  }
   void Insert(const std::string& k, const std::string& v) {
     table_.Insert(BenchNode::Make(k, v), HashKey(k));
   }

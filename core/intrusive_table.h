@@ -14,7 +14,7 @@
 //   Detach ─┤                       └─> then the operation: lookups try old_ then cur_,
 //   Replace─┘                           inserts go to cur_; MaybeResize() afterwards.
 //
-// Grow ×2 at load 1; shrink below load 1/8 to the smallest power of two ≥ size. A resize
+// Grow ×2 at load 1; shrink below load 1/8 to the smallest power of two > size. A resize
 // never starts while one is running; the pending one starts when the current one ends.
 // Scan, Random and ForEach never rehash, so a caller may interleave them with anything.
 // Single-threaded: the owning shard thread calls every method.
@@ -74,13 +74,14 @@ class IntrusiveTable {
   ~IntrusiveTable() = default;  // unique_ptr frees the arrays; nodes belong to the caller
   IntrusiveTable(const IntrusiveTable&) = delete;
   IntrusiveTable& operator=(const IntrusiveTable&) = delete;
+  // Moving leaves `o` empty. Like the destructor, assigning over a table forgets its nodes.
   IntrusiveTable(IntrusiveTable&& o) noexcept { MoveFrom(o); }
   IntrusiveTable& operator=(IntrusiveTable&& o) noexcept {
     if (this != &o) MoveFrom(o);
     return *this;
   }
 
-  // eq(const Node*) -> bool decides key equality among nodes with this hash's bucket.
+  // eq(const Node*) -> bool: whether a node sharing this hash's bucket has the wanted key.
   template <typename Eq>
   Node* Find(uint64_t hash, Eq&& eq) {
     StepIfRehashing();
@@ -136,7 +137,9 @@ class IntrusiveTable {
   // Redis dictScan: call with 0, then with each returned cursor until it returns 0. A node
   // present for the whole scan is passed to fn at least once even if the table resizes
   // between calls; some may come twice. fn(Node*) must not insert or detach (collect the
-  // nodes, act after the call returns). Never rehashes.
+  // nodes, act after the call returns). Never rehashes. Mid-resize a call reads one bucket
+  // of the smaller array and the 2^k buckets of the larger that it splits into; shrinks
+  // start near load 1/8, so k stays around 3 or 4.
   template <typename Fn>
   uint64_t Scan(uint64_t cursor, Fn&& fn) const;
 
@@ -218,7 +221,9 @@ class IntrusiveTable {
     if (size_ >= buckets) {
       StartResize(buckets * 2);
     } else if (buckets > kMinBuckets && size_ * kShrinkRatio < buckets) {
-      StartResize(std::max(kMinBuckets, std::bit_ceil(size_)));
+      // Strictly above size: a size of exactly 2^k would otherwise land at load 1 and
+      // force a grow straight after the shrink.
+      StartResize(std::max(kMinBuckets, std::bit_ceil(size_ + 1)));
     }
   }
 

@@ -44,7 +44,9 @@ class Harness {
  public:
   using Table = IntrusiveTable<TestNode, Traits>;
 
-  ~Harness() { table.Clear([](TestNode*) {}); }
+  ~Harness() {
+    table.Clear([](TestNode*) {});
+  }
 
   bool Insert(const std::string& key) {
     if (live.contains(key)) return false;
