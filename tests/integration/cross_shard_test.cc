@@ -2,6 +2,7 @@
 // chosen with the server's routing function (CRC16 slot % threads), so every test below
 // really spans every shard.
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,40 @@ TEST_P(CrossShardTest, DbsizeAfterLoadingTenThousandKeys) {
   EXPECT_EQ(rcc_->Cmd({"GET", "load:9999"}), "$9999");
   EXPECT_EQ(rcc_->Cmd({"FLUSHALL"}), "+OK");
   EXPECT_EQ(rcc_->Cmd({"DBSIZE"}), ":0");
+}
+
+// Connections are spread over the threads by SO_REUSEPORT, so with several of them some
+// sit on a thread whose shard is empty: they must still see the keys of the others.
+TEST_P(CrossShardTest, WholeKeyspaceCommandsSeeOtherShardsKeys) {
+  for (int shard = 0; shard < threads(); ++shard) {
+    SCOPED_TRACE(absl::StrCat("keys only on shard ", shard));
+    std::vector<std::string> keys =
+        KeysOnShard(absl::StrCat("only", shard, ":"), shard, threads(), 3);
+    ASSERT_EQ(rcc_->Cmd({"MSET", keys[0], "a", keys[1], "b", keys[2], "c"}), "+OK");
+    for (int c = 0; c < 8; ++c) {
+      auto client = NewClient();
+      ASSERT_TRUE(client);
+      EXPECT_EQ(client->Cmd({"DBSIZE"}), ":3");
+      std::string random = client->Cmd({"RANDOMKEY"});
+      EXPECT_TRUE(random == "$" + keys[0] || random == "$" + keys[1] || random == "$" + keys[2])
+          << random;
+      std::vector<std::string> all = Strings(client->RawCmd({"KEYS", "*"}).get());
+      EXPECT_EQ(std::set<std::string>(all.begin(), all.end()),
+                std::set<std::string>(keys.begin(), keys.end()));
+      EXPECT_EQ(client->Cmd({"MGET", keys[2], keys[0]}), "*[$c,$a]");
+    }
+    ASSERT_EQ(rcc_->Cmd({"FLUSHALL"}), "+OK");
+    EXPECT_EQ(rcc_->Cmd({"RANDOMKEY"}), "(nil)");
+  }
+}
+
+TEST_P(CrossShardTest, MsetWithARepeatedKeyKeepsTheLastValue) {
+  std::string a = KeysOnShard("rep", 0, threads(), 1)[0];
+  std::string b = KeysOnShard("rep", threads() - 1, threads(), 1)[0];
+  EXPECT_EQ(rcc_->Cmd({"MSET", a, "1", b, "2", a, "3", b, "4", a, "5"}), "+OK");
+  EXPECT_EQ(rcc_->Cmd({"MGET", a, b}), "*[$5,$4]");
+  EXPECT_EQ(rcc_->Cmd({"MSETNX", "new", "1", b, "x"}), ":0");
+  EXPECT_EQ(rcc_->Cmd({"EXISTS", "new"}), ":0");
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, CrossShardTest, ::testing::Values(2, 3), ThreadsName);

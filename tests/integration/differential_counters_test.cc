@@ -144,6 +144,45 @@ TEST_P(DiffCountersTest, IncrbyfloatFormats) {
   });
 }
 
+// Fresh key + increment, so the reply is Redis's formatting of the parsed long double.
+TEST_P(DiffCountersTest, IncrbyfloatFormatSweep) {
+  const char* incs[] = {"0",
+                        "-0",
+                        "1",
+                        "-1",
+                        "0.5",
+                        "1.5e-5",
+                        "0.0001",
+                        "100",
+                        "1e20",
+                        "1.5e20",
+                        "1e21",
+                        "-1e21",
+                        "1e-300",
+                        "3.0000000000000001",
+                        "0.1",
+                        "0.30000000000000004",
+                        "1e16",
+                        "12345678901234567890",
+                        "1.7976931348623157e308",
+                        "4.9e-324",
+                        "2.5E3",
+                        "1_000",
+                        "0b1",
+                        "1e",
+                        "e1",
+                        "."};
+  for (const char* inc : incs) {
+    Same({"INCRBYFLOAT", inc, inc});
+    Same({"INCRBYFLOAT", inc, "0.1"});
+  }
+  Same({"INCRBYFLOAT", "acc", "0.1"});
+  for (int i = 0; i < 30; ++i) Same({"INCRBYFLOAT", "acc", "0.7"});
+  for (int i = 0; i < 30; ++i) Same({"INCRBYFLOAT", "acc", "-0.3"});
+  Same({"SET", "i", "3"});
+  for (int i = 0; i < 10; ++i) Same({"INCRBYFLOAT", "i", "2.5e2"});
+}
+
 TEST_P(DiffCountersTest, IncrbyfloatErrors) {
   Script({
       {"SET", "x", "abc"},

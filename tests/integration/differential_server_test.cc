@@ -72,6 +72,8 @@ TEST_P(DiffServerTest, UnknownCommands) {
        "k",   "l", "m", "n", "o", "p",          "q",          "r",          "s",         "t", "u",
        "v",   "w", "x", "y", "z", "0123456789", "0123456789", "0123456789", "0123456789"},
       {"MULTIPLY"},
+      {"FOO", "a\r\nb", "c\nd"},
+      {"FOO\r\nBAR"},
       {""},
       {"PING"},
   });
@@ -113,6 +115,8 @@ TEST_P(DiffServerTest, ClientNameAndErrors) {
       {"CLIENT", "SETNAME", "a b"},
       {"CLIENT", "SETNAME", "a\nb"},
       {"CLIENT", "SETNAME", std::string("a\x01", 2)},
+      {"CLIENT", "SETNAME", "caf\xc3\xa9"},
+      {"CLIENT", "SETNAME", "~!@#$%^&*()_+{}|:<>?"},
       {"CLIENT", "GETNAME"},
       {"CLIENT", "SETNAME", ""},
       {"CLIENT", "GETNAME"},
@@ -160,6 +164,8 @@ TEST_P(DiffServerTest, Config) {
       {"CONFIG", "GET", "timeout"},
       {"CONFIG", "GET", "proto-max-bulk-len"},
       {"CONFIG", "GET", "no-such-parameter"},
+      {"CONFIG", "GET", "appendonl?"},
+      {"CONFIG", "GET", "save", "save"},
       {"CONFIG", "SET", "no-such-parameter", "1"},
       {"CONFIG", "RESETSTAT"},
       {"CONFIG", "RESETSTAT", "x"},
@@ -220,6 +226,18 @@ TEST_P(DiffServerTest, CommandTableAgreesWithRedis) {
   }
   Same({"COMMAND", "INFO", "nosuchcommand"});
   Same({"COMMAND", "FOO"});
+  // Several names, mixed case and unknown: one entry each, in order.
+  Client::ReplyPtr many = rcc_->RawCmd({"COMMAND", "INFO", "GeT", "nosuch", "set"});
+  ASSERT_TRUE(many);
+  ASSERT_EQ(many->type, REDIS_REPLY_ARRAY) << Canon(many.get());
+  ASSERT_EQ(many->elements, 3u) << Canon(many.get());
+  EXPECT_EQ(Canon(many->element[0]->element[0]), "$get");
+  EXPECT_EQ(Canon(many->element[1]), "(nil)");
+  EXPECT_EQ(Canon(many->element[2]->element[0]), "$set");
+}
+
+TEST_P(DiffServerTest, CommandSubcommandsWithExtraArguments) {
+  Script({{"COMMAND", "COUNT", "x"}, {"COMMAND", "LIST", "x"}, {"COMMAND", "DOCS", "nosuch"}});
 }
 
 // ringcache keeps no documentation text, so its DOCS map may be empty; it must still be a
@@ -254,6 +272,24 @@ TEST_P(DiffServerTest, InfoSectionsAndKeyspace) {
   }
   Same({"FLUSHALL"});
   Same({"INFO", "keyspace"});
+  Same({"INFO", "nosuchsection"});
+  // Several sections in one call (Redis 7): each header once, in any order.
+  for (const Args& cmd :
+       {Args{"INFO", "server", "keyspace"}, Args{"INFO", "SERVER", "clients"}, Args{"INFO", "all"},
+        Args{"INFO", "everything"}, Args{"INFO", "default"}}) {
+    Client::ReplyPtr want = redisc_->RawCmd(cmd), got = rcc_->RawCmd(cmd);
+    ASSERT_TRUE(want && got);
+    ASSERT_EQ(got->type, REDIS_REPLY_STRING) << Canon(got.get());
+    std::string w(want->str, want->len), g(got->str, got->len);
+    for (const char* header :
+         {"# Server\r\n", "# Clients\r\n", "# Keyspace\r\n", "# Memory\r\n", "# Stats\r\n"}) {
+      bool in_redis = w.find(header) != std::string::npos;
+      EXPECT_EQ(g.find(header) != std::string::npos, in_redis)
+          << Describe(cmd) << ": section " << header << (in_redis ? " missing" : " unexpected")
+          << "\n"
+          << g;
+    }
+  }
 }
 
 TEST_P(DiffServerTest, TimeIsNow) {

@@ -17,6 +17,35 @@
 
 namespace rc::it {
 
+// Every key a full SCAN iteration with `opts` (e.g. {"COUNT","10"}) returns, duplicates
+// included, in reply order. `between` runs after each SCAN call. Fails the test on an
+// error reply or if the iteration does not end within `max_calls`.
+template <typename Between>
+std::vector<std::string> ScanAll(Client& c, const Args& opts, Between between,
+                                 int max_calls = 100000) {
+  std::vector<std::string> keys;
+  std::string cursor = "0";
+  for (int calls = 0; calls < max_calls; ++calls) {
+    Args cmd = {"SCAN", cursor};
+    cmd.insert(cmd.end(), opts.begin(), opts.end());
+    Client::ReplyPtr r = c.RawCmd(cmd);
+    if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2 ||
+        r->element[0]->type != REDIS_REPLY_STRING) {
+      ADD_FAILURE() << Describe(cmd) << " -> " << (r ? Canon(r.get()) : "I/O error");
+      return keys;
+    }
+    cursor.assign(r->element[0]->str, r->element[0]->len);
+    for (std::string& k : Strings(r->element[1])) keys.push_back(std::move(k));
+    if (cursor == "0") return keys;
+    between();
+  }
+  ADD_FAILURE() << "SCAN " << Describe(opts) << " did not finish in " << max_calls << " calls";
+  return keys;
+}
+inline std::vector<std::string> ScanAll(Client& c, const Args& opts) {
+  return ScanAll(c, opts, [] {});
+}
+
 inline std::string ThreadsName(const ::testing::TestParamInfo<int>& info) {
   return absl::StrCat("Threads", info.param);
 }
@@ -32,6 +61,7 @@ class RingcacheTest : public ::testing::TestWithParam<int> {
     rcc_ = Client::Connect(rc_->port(), &error);
     ASSERT_TRUE(rcc_) << error;
   }
+  // Flags for the servers (DiffTest passes them to redis-server too).
   virtual Args ExtraFlags() const { return {}; }
 
   std::unique_ptr<Client> NewClient() {
@@ -57,7 +87,7 @@ class DiffTest : public RingcacheTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(RingcacheTest::SetUp());
     std::string error;
-    redis_ = ServerProcess::StartRedis(&error);
+    redis_ = ServerProcess::StartRedis(&error, ExtraFlags());
     ASSERT_TRUE(redis_) << error;
     redisc_ = Client::Connect(redis_->port(), &error);
     ASSERT_TRUE(redisc_) << error;

@@ -245,7 +245,7 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
   return p;
 }
 
-std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error) {
+std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error, const Args& extra) {
   // The free port can be taken between PickFreePort and redis binding it: retry.
   for (int attempt = 0; attempt < 5; ++attempt) {
     int port = PickFreePort();
@@ -253,6 +253,7 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error) {
                  "--save", "", "--appendonly", "no", "--loglevel", "warning",
                  // SIGTERM is acted on in serverCron: 100 Hz makes stopping take ~10 ms.
                  "--hz", "100"};
+    args.insert(args.end(), extra.begin(), extra.end());
     pid_t pid;
     int out_fd;
     if (!Spawn(args, &pid, &out_fd, error)) return nullptr;
@@ -338,6 +339,12 @@ std::vector<std::string> Strings(const redisReply* reply) {
     const redisReply* e = reply->element[i];
     out.emplace_back(e->str ? std::string(e->str, e->len) : std::string());
   }
+  return out;
+}
+
+std::string EncodeCommand(const Args& args) {
+  std::string out = absl::StrCat("*", args.size(), "\r\n");
+  for (const std::string& a : args) absl::StrAppend(&out, "$", a.size(), "\r\n", a, "\r\n");
   return out;
 }
 

@@ -44,12 +44,13 @@ std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int thr
 
 class ServerProcess {
  public:
-  // Starts build's ringcache with `--port 0 --threads N` and `extra` flags and waits for its
-  // ready line. On failure returns null and sets `*error` (with the server's output).
+  // Starts the built ringcache (RINGCACHE_BINARY) with `--port 0 --threads N` and `extra` flags and
+  // waits for its ready line. On failure returns null and sets `*error` (with the server's output).
   static std::unique_ptr<ServerProcess> StartRingcache(int threads, const Args& extra,
                                                        std::string* error);
-  // Starts `redis-server --port <free> --save '' --appendonly no` and waits for PING.
-  static std::unique_ptr<ServerProcess> StartRedis(std::string* error);
+  // Starts `redis-server --port <free> --save '' --appendonly no` plus `extra` flags and
+  // waits until it answers PING.
+  static std::unique_ptr<ServerProcess> StartRedis(std::string* error, const Args& extra = {});
 
   // Sends SIGTERM unless the process already exited, then waits. A process that takes
   // longer than kStopTimeout (then SIGKILLed), exits non-zero or dies by a signal fails
@@ -65,6 +66,7 @@ class ServerProcess {
   // Waits up to `timeout` for the process to exit; returns its raw wait status, or
   // nullopt if it is still running. Once it returned a status, the destructor only checks.
   std::optional<int> WaitExit(milliseconds timeout);
+  // Sends `sig` unless the process already exited and was reaped.
   bool Signal(int sig);
   // Everything the process wrote to stdout and stderr so far.
   std::string Output() const;
@@ -92,9 +94,10 @@ class ServerProcess {
   std::thread drain_;
 };
 
-// Canonical, type-tagged text of a reply: `+OK`, `$bar`, `(nil)`, `:1`,
-// `*[$a,(nil)]`, `-ERR ...` (hiredis 0.14 reads a nil array as `(nil)`). Bytes outside printable
-// ASCII, and `,[]\`, are escaped in bulk strings so arrays stay unambiguous.
+// Canonical, type-tagged text of a reply, so that replies compare with ==:
+//   +OK   -ERR msg   :1   $bulk   (nil)   *[$a,:1,(nil)]
+// hiredis 0.14 reads a nil array as (nil) too. In bulk strings, bytes outside printable
+// ASCII and the characters `,[]\` are written as \xNN, so arrays stay unambiguous.
 std::string Canon(const redisReply* reply);
 
 // A hiredis connection with a reply timeout, so a hung server fails a test, not hangs it.
@@ -131,6 +134,7 @@ class RawConn {
   // Reads until `n` complete replies arrived (canonical, in order); fewer on timeout,
   // peer close or a reply the reader cannot decode.
   std::vector<std::string> ReadReplies(size_t n, milliseconds timeout = milliseconds(10000));
+  // One reply, or "!EOF" / "!TIMEOUT" if none came.
   std::string ReadReply(milliseconds timeout = milliseconds(10000));
   // True once the peer closed the connection (reads until EOF, discarding data, within
   // `timeout`).
@@ -143,6 +147,9 @@ class RawConn {
   redisReader* reader_;
   bool eof_ = false;
 };
+
+// The RESP multibulk encoding of a command, as a client sends it.
+std::string EncodeCommand(const Args& args);
 
 // "SET k v" rendering of a command for failure messages (long arguments shortened).
 std::string Describe(const Args& args);

@@ -1,0 +1,227 @@
+"""ringcache driven by real clients: redis-py 4.3, redis-cli and redis-benchmark.
+
+Run by ctest as `/usr/bin/python3 test_redis_py.py <path-to-ringcache>`. Starts ringcache
+with 3 threads on a free port, waits for its ready line, and checks that it exits 0 on
+SIGTERM at the end.
+"""
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import redis
+
+BINARY = None
+THREADS = 3
+READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
+
+
+class Ringcache:
+    """The server as a child process; stdout and stderr are kept for failure messages."""
+
+    def __init__(self, binary, threads):
+        self.proc = subprocess.Popen(
+            [binary, "--port", "0", "--threads", str(threads)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.output = b""
+        deadline = time.monotonic() + 10
+        while True:
+            match = READY.search(self.output)
+            if match:
+                self.port = int(match.group(1))
+                return
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
+            chunk = os.read(self.proc.stdout.fileno(), 4096) if ready else b""
+            if not chunk:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError("ringcache printed no ready line; output:\n"
+                                   + self.output.decode(errors="replace"))
+            self.output += chunk
+
+    def stop(self):
+        """SIGTERM; returns the exit code (None if it had to be killed)."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            code = None
+        self.output += self.proc.stdout.read()
+        self.proc.stdout.close()
+        return code
+
+
+class RedisPyTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Ringcache(BINARY, THREADS)
+        cls.port = cls.server.port
+
+    @classmethod
+    def tearDownClass(cls):
+        code = cls.server.stop()
+        if code != 0:
+            raise AssertionError("ringcache did not exit 0 on SIGTERM (code %r); output:\n%s"
+                                 % (code, cls.server.output.decode(errors="replace")))
+
+    def setUp(self):
+        self.r = redis.Redis(port=self.port, decode_responses=True, socket_timeout=30)
+        self.r.flushall()
+
+    def tearDown(self):
+        self.r.close()
+
+    def cli(self, *args):
+        out = subprocess.run(["redis-cli", "-p", str(self.port)] + list(args),
+                             capture_output=True, text=True, timeout=60)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        return out.stdout
+
+    def test_set_get_mset_mget(self):
+        self.assertTrue(self.r.set("k", "v"))
+        self.assertEqual(self.r.get("k"), "v")
+        self.assertIsNone(self.r.get("missing"))
+        self.assertTrue(self.r.set("k", "w", xx=True, get=False))
+        self.assertIsNone(self.r.set("k", "x", nx=True))
+        self.assertEqual(self.r.set("k", "y", get=True), "w")
+        mapping = {"m%d" % i: str(i) for i in range(100)}
+        self.assertTrue(self.r.mset(mapping))
+        keys = list(mapping) + ["missing"]
+        self.assertEqual(self.r.mget(keys), list(mapping.values()) + [None])
+        self.assertFalse(self.r.msetnx({"m1": "a", "new": "b"}))
+        self.assertEqual(self.r.exists("m1", "m2", "new"), 2)
+        self.assertEqual(self.r.delete(*keys), 100)
+        self.assertEqual(self.r.dbsize(), 1)
+
+    def test_binary_values(self):
+        raw = redis.Redis(port=self.port)
+        value = bytes(range(256)) * 4
+        self.assertTrue(raw.set(b"\x00bin\xff", value))
+        self.assertEqual(raw.get(b"\x00bin\xff"), value)
+        raw.close()
+
+    def test_counters(self):
+        self.assertEqual(self.r.incr("n"), 1)
+        self.assertEqual(self.r.incrby("n", 41), 42)
+        self.assertEqual(self.r.decr("n"), 41)
+        self.assertEqual(self.r.incrbyfloat("f", 10.5), 10.5)
+        self.assertAlmostEqual(self.r.incrbyfloat("f", 0.1), 10.6)
+        self.assertEqual(self.r.get("f"), "10.6")
+        self.assertEqual(self.r.incrbyfloat("f", -10.6), 0)
+        self.r.set("f", "1.5")
+        with self.assertRaisesRegex(redis.ResponseError, "not an integer"):
+            self.r.incr("f")
+
+    def test_pipeline_of_1000_commands(self):
+        pipe = self.r.pipeline(transaction=False)
+        for i in range(250):
+            pipe.set("p%d" % i, i)
+            pipe.get("p%d" % i)
+            pipe.incr("counter")
+            pipe.mget("p%d" % i, "p%d" % (i // 2), "nope")
+        replies = pipe.execute()
+        self.assertEqual(len(replies), 1000)
+        for i in range(250):
+            s, g, c, m = replies[4 * i:4 * i + 4]
+            self.assertTrue(s)
+            self.assertEqual(g, str(i))
+            self.assertEqual(c, i + 1)
+            self.assertEqual(m, [str(i), str(i // 2), None])
+
+    def test_scan_iter(self):
+        self.r.mset({"s:%d" % i: "v" for i in range(2000)})
+        self.r.mset({"other:%d" % i: "v" for i in range(100)})
+        self.assertEqual(set(self.r.scan_iter(count=10)), set(self.r.keys("*")))
+        self.assertEqual(len(set(self.r.scan_iter(count=10))), 2100)
+        self.assertEqual(set(self.r.scan_iter(match="other:*", count=100)),
+                         {"other:%d" % i for i in range(100)})
+        self.assertEqual(set(self.r.scan_iter(_type="string")), set(self.r.keys("*")))
+
+    def test_info(self):
+        self.r.mset({"i%d" % i: i for i in range(7)})
+        info = self.r.info()
+        for field in ("redis_version", "connected_clients", "used_memory"):
+            self.assertIn(field, info)
+        self.assertGreaterEqual(info["connected_clients"], 1)
+        self.assertIsInstance(info["used_memory"], int)
+        self.assertEqual(info["db0"]["keys"], 7)
+        self.assertEqual(self.r.info("keyspace")["db0"]["keys"], 7)
+        self.assertIn("redis_version", self.r.info("server"))
+
+    def test_client_name(self):
+        self.assertIsNone(self.r.client_getname())
+        self.assertTrue(self.r.client_setname("py-worker"))
+        self.assertEqual(self.r.client_getname(), "py-worker")
+        self.assertIsInstance(self.r.client_id(), int)
+        with self.assertRaises(redis.ResponseError):
+            self.r.client_setname("has space")
+
+    def test_config_get(self):
+        self.assertEqual(self.r.config_get("save"), {"save": ""})
+        self.assertEqual(self.r.config_get("appendonly"), {"appendonly": "no"})
+        self.assertEqual(self.r.config_get("maxclients"), {"maxclients": "10000"})
+
+    def test_keyspace_commands(self):
+        self.r.set("a", "1")
+        self.assertTrue(self.r.rename("a", "b"))
+        self.assertFalse(self.r.renamenx("b", "b"))
+        self.assertEqual(self.r.type("b"), "string")
+        self.assertEqual(self.r.randomkey(), "b")
+        self.assertEqual(self.r.getrange("b", 0, -1), "1")
+        self.assertEqual(self.r.setrange("b", 3, "x"), 4)
+        self.assertEqual(self.r.getdel("b"), "1\x00\x00x")
+        self.assertEqual(self.r.ping(), True)
+        self.assertEqual(self.r.echo("hi"), "hi")
+        self.assertEqual(len(self.r.time()), 2)
+        with self.assertRaisesRegex(redis.ResponseError, "no such key"):
+            self.r.rename("nope", "x")
+
+    def test_redis_cli(self):
+        self.assertEqual(self.cli("SET", "cli:key", "hello world"), "OK\n")
+        self.assertEqual(self.cli("GET", "cli:key"), "hello world\n")
+        self.assertEqual(self.cli("INCRBY", "cli:n", "5"), "5\n")
+        self.assertEqual(self.cli("PING"), "PONG\n")
+        self.assertIn("redis_version:", self.cli("INFO", "server"))
+        self.r.mset({"scan:%d" % i: "v" for i in range(500)})
+        scanned = self.cli("--scan").split()
+        self.assertEqual(set(scanned), set(self.r.keys("*")))
+        self.assertEqual(len(set(scanned)), 502)
+        self.assertEqual(set(self.cli("--scan", "--pattern", "scan:1*").split()),
+                         set(self.r.keys("scan:1*")))
+
+    def benchmark(self, *extra):
+        out = subprocess.run(
+            ["redis-benchmark", "-p", str(self.port), "-t", "set,get,incr,mset",
+             "-n", "20000", "-P", "16", "-q"] + list(extra),
+            capture_output=True, text=True, timeout=120)
+        text = out.stdout + out.stderr
+        self.assertEqual(out.returncode, 0, text)
+        self.assertNotRegex(text, "(?i)error", text)
+        for test in ("SET", "GET", "INCR", "MSET"):
+            self.assertRegex(text, r"(?m)^%s.*requests per second" % test, text)
+
+    def test_redis_benchmark(self):
+        self.benchmark()
+        # Without -r every request hits the same key: no INCR may be lost.
+        self.assertEqual(self.r.get("counter:__rand_int__"), "20000")
+        self.assertEqual(self.r.strlen("key:__rand_int__"), 3)  # -d default: 3 bytes.
+
+    def test_redis_benchmark_random_keys_across_shards(self):
+        self.benchmark("-r", "100000")
+        self.assertGreater(self.r.dbsize(), 1000)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: test_redis_py.py <path-to-ringcache>")
+    BINARY = sys.argv.pop(1)
+    unittest.main(verbosity=2)
