@@ -17,6 +17,7 @@
 #include "net/resp_parser.h"
 #include "shard/client_state.h"
 #include "shard/reply_sink.h"
+#include "timers/idle_list.h"
 
 namespace rc::net {
 
@@ -59,6 +60,7 @@ class Connection final : public ReplySink {
   bool Freeable() const { return closing_ && pending_ops_ == 0 && outstanding_ == 0; }
   int& pending_ops() { return pending_ops_; }
   bool recv_armed = false;
+  IdleHook idle;  // position in the reactor's idle list
   bool dirty = false;  // queued in the reactor's list of connections with output
 
  private:

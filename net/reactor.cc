@@ -170,9 +170,20 @@ void Reactor::Run() {
 }
 
 void Reactor::Cron(int64_t now_ns) {
-  int hz = shared_.server->config.hz;
+  int64_t hz = shared_.server->config.hz;
   next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
   shard_thread().stats().SampleOps(now_ns);
+  CloseIdle(now_ns / 1'000'000);
+}
+
+void Reactor::CloseIdle(int64_t now_ms) {
+  int64_t timeout_ms = shared_.server->config.timeout * 1000;
+  if (timeout_ms <= 0) return;
+  // Oldest first: stop at the first connection that is still within its time.
+  while (IdleHook* h = idle_.Oldest()) {
+    if (now_ms - h->last_active_ms <= timeout_ms) break;
+    Close(static_cast<Connection*>(h->owner));
+  }
 }
 
 void Reactor::HandleCompletion(io_uring_cqe* cqe) {
@@ -217,6 +228,8 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   uint64_t id = shared_.server->next_client_id.fetch_add(1);
   conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
   conns_[fd]->client().created_ms = shared_.server->clock->NowUnixMillis();
+  conns_[fd]->idle.owner = conns_[fd].get();
+  idle_.Touch(&conns_[fd]->idle, MonotonicNanos() / 1'000'000);
   ArmRecv(conns_[fd].get());
 }
 
@@ -230,6 +243,7 @@ void Reactor::OnRecv(Connection* c, int res, uint32_t flags) {
     unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
     char* buf = buffers_ + size_t(bid) * kBufSize;
     shard_thread().stats().net_input_bytes += uint64_t(res);
+    idle_.Touch(&c->idle, MonotonicNanos() / 1'000'000);
     c->OnData(buf, size_t(res));
     // QUIT or SHUTDOWN with nothing left to send closes right away.
     if (c->close_after_flush() && c->Drained()) Close(c);
@@ -296,6 +310,7 @@ void Reactor::OnSend(Connection* c, int res) {
 void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
+  idle_.Remove(&c->idle);
   // Ends the armed receive (it completes with 0) and any send in flight; the fd itself
   // stays open until the connection is freed, so its number cannot be reused under us.
   ::shutdown(c->fd(), SHUT_RDWR);

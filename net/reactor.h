@@ -21,6 +21,7 @@
 #include "shard/mailbox.h"
 #include "shard/server_state.h"
 #include "shard/shard_set.h"
+#include "timers/idle_list.h"
 
 namespace rc::net {
 
@@ -69,6 +70,7 @@ class Reactor final : public Waker {
   void Close(Connection* c);
   void FreeClosed();
   void Cron(int64_t now_ns);
+  void CloseIdle(int64_t now_ms);
   bool SetupBufferRing(std::string* error);
 
   uint32_t id_;
@@ -85,6 +87,7 @@ class Reactor final : public Waker {
   char* buffers_ = nullptr;
 
   std::vector<Connection*> dirty_;
+  IdleList idle_;  // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
   size_t live_conns_ = 0;

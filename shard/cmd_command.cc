@@ -4,7 +4,10 @@
 #include <algorithm>
 
 #include "core/strings.h"
+#include "core/glob.h"
 #include "shard/command.h"
+#include "shard/dispatcher.h"
+#include "shard/errors.h"
 
 namespace rc {
 
@@ -102,6 +105,70 @@ std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
   return all;
 }
 
+void CommandHelp(ReplyBuilder& rb) {
+  static const char* kLines[] = {
+      "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "(no subcommand)",
+      "    Return details about all Redis commands.",
+      "COUNT",
+      "    Return the total number of commands in this Redis server.",
+      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+      "    Return a list of all commands in this Redis server.",
+      "INFO [<command-name> ...]",
+      "    Return details about multiple Redis commands.",
+      "DOCS [<command-name> ...]",
+      "    Return documentation details about multiple Redis commands.",
+      "GETKEYS <full-command>",
+      "    Return the keys from a full Redis command.",
+      "HELP",
+      "    Print this help.",
+  };
+  rb.ArrayLen(std::size(kLines));
+  for (const char* l : kLines) rb.SimpleString(l);
+}
+
+void CommandList(CoordCmd& cmd) {
+  ReplyBuilder& rb = cmd.reply;
+  auto all = Sorted(cmd.table);
+  std::vector<const CommandSpec*> keep;
+  if (cmd.args.size() == 2) {
+    keep = all;
+  } else if (cmd.args.size() == 5 && EqualsIgnoreCase(cmd.args[2], "filterby")) {
+    std::string_view kind = cmd.args[3], value = cmd.args[4];
+    for (const auto* s : all) {
+      if (EqualsIgnoreCase(kind, "pattern")) {
+        if (GlobMatch(value, s->name, /*nocase=*/true)) keep.push_back(s);
+      } else if (EqualsIgnoreCase(kind, "aclcat")) {
+        for (const auto& c : AclCategories(*s)) {
+          if (EqualsIgnoreCase(std::string_view(c).substr(1), value)) keep.push_back(s);
+        }
+      } else if (!EqualsIgnoreCase(kind, "module")) {
+        return rb.Error(err::kSyntax);
+      }
+      // No modules: FILTERBY MODULE matches nothing.
+    }
+  } else {
+    return rb.Error(err::kSyntax);
+  }
+  rb.ArrayLen(keep.size());
+  for (const auto* s : keep) rb.Bulk(s->name);
+}
+
+void CommandGetKeys(CoordCmd& cmd) {
+  ReplyBuilder& rb = cmd.reply;
+  ArgList full = cmd.args.subspan(2);
+  const CommandSpec* spec = cmd.table.Find(full[0]);
+  if (spec == nullptr) return rb.Error("ERR Invalid command specified");
+  if (!spec->ArityOk(full.size())) {
+    return rb.Error("ERR Invalid number of arguments specified for command");
+  }
+  std::vector<size_t> keys;
+  spec->KeyPositions(full.size(), &keys);
+  if (keys.empty()) return rb.Error("ERR The command has no key arguments");
+  rb.ArrayLen(keys.size());
+  for (size_t k : keys) rb.Bulk(full[k]);
+}
+
 void Command(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   if (cmd.args.size() == 1) {
@@ -111,17 +178,19 @@ void Command(CoordCmd& cmd) {
     return;
   }
   std::string sub = ToLower(cmd.args[1]);
-  if (sub == "count" && cmd.args.size() == 2) {
+  size_t argc = cmd.args.size();
+  if (sub == "count") {
+    if (argc != 2) return rb.Error(WrongArityError("command|count"));
     rb.Integer(int64_t(cmd.table.size()));
   } else if (sub == "info") {
-    if (cmd.args.size() == 2) {
+    if (argc == 2) {
       auto all = Sorted(cmd.table);
       rb.ArrayLen(all.size());
       for (const auto* s : all) CommandInfo(*s, rb);
       return;
     }
-    rb.ArrayLen(cmd.args.size() - 2);
-    for (size_t i = 2; i < cmd.args.size(); ++i) {
+    rb.ArrayLen(argc - 2);
+    for (size_t i = 2; i < argc; ++i) {
       const CommandSpec* s = cmd.table.Find(cmd.args[i]);
       if (s == nullptr) {
         rb.NullBulk();
@@ -129,16 +198,20 @@ void Command(CoordCmd& cmd) {
         CommandInfo(*s, rb);
       }
     }
-  } else if (sub == "list" && cmd.args.size() == 2) {
-    auto all = Sorted(cmd.table);
-    rb.ArrayLen(all.size());
-    for (const auto* s : all) rb.Bulk(s->name);
+  } else if (sub == "list") {
+    CommandList(cmd);
   } else if (sub == "docs") {
     // Documentation text is not kept; an empty map tells clients there is none.
     rb.ArrayLen(0);
+  } else if (sub == "getkeys") {
+    if (argc < 4) return rb.Error(WrongArityError("command|getkeys"));
+    CommandGetKeys(cmd);
+  } else if (sub == "help") {
+    if (argc != 2) return rb.Error(WrongArityError("command|help"));
+    CommandHelp(rb);
   } else {
     rb.Error(StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128),
-                          "'. Try COMMAND HELP."));
+                    "'. Try COMMAND HELP."));
   }
 }
 

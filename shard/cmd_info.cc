@@ -95,14 +95,14 @@ void ServerSection(const ServerState& s, std::string* out) {
                   "\r\n", "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n",
                   "tcp_port:", s.bound_port, "\r\n", "server_time_usec:", now_us, "\r\n",
                   "uptime_in_seconds:", uptime, "\r\n", "uptime_in_days:", uptime / 86400,
-                  "\r\n", "hz:", s.config.hz, "\r\n", "executable:", s.executable, "\r\n",
+                  "\r\n", "hz:", s.config.hz.get(), "\r\n", "executable:", s.executable, "\r\n",
                   "config_file:", s.config.config_file, "\r\n",
                   "threads:", s.config.EffectiveThreads(), "\r\n\r\n");
 }
 
 void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
   StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
-                  "maxclients:", s.config.maxclients, "\r\n", "blocked_clients:0\r\n",
+                  "maxclients:", s.config.maxclients.get(), "\r\n", "blocked_clients:0\r\n",
                   "tracking_clients:0\r\n\r\n");
 }
 

@@ -1,6 +1,7 @@
 // Commands over the whole keyspace, which every shard answers for its part: KEYS, SCAN,
 // DBSIZE, RANDOMKEY, FLUSHDB, FLUSHALL.
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <optional>
@@ -51,10 +52,11 @@ void Keys(CoordCmd& cmd) {
       });
 }
 
-// Redis parses the cursor with strtoull, so any unsigned 64-bit value is accepted.
+// Redis parses the cursor with strtoull, so any unsigned 64-bit value is accepted, and so
+// is an empty string (cursor 0); leading whitespace is not.
 bool ParseCursor(std::string_view s, uint64_t* out) {
   std::string buf(s);
-  if (buf.empty()) return false;
+  if (!buf.empty() && std::isspace(static_cast<unsigned char>(buf[0]))) return false;
   char* end = nullptr;
   errno = 0;
   *out = std::strtoull(buf.c_str(), &end, 10);

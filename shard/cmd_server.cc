@@ -5,6 +5,7 @@
 
 #include "core/strings.h"
 #include "core/glob.h"
+#include "core/log.h"
 #include "shard/client_state.h"
 #include "shard/config.h"
 #include "shard/dispatcher.h"
@@ -21,12 +22,20 @@ void RegisterInfoCommand(CommandTable& t);
 namespace {
 
 void ConfigGet(CoordCmd& cmd) {
-  std::vector<std::pair<std::string_view, std::string>> found;
+  std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+  // Redis echoes a name without glob characters as the client spelled it; patterns
+  // report the canonical name. A setting is reported once, however many patterns match it.
+  std::vector<std::pair<std::string, std::string>> found;
   std::set<std::string_view> seen;
   for (size_t i = 2; i < cmd.args.size(); ++i) {
+    std::string_view pattern = cmd.args[i];
+    bool glob = pattern.find_first_of("[*?") != std::string_view::npos;
     for (const auto& p : ConfigParams()) {
-      if (GlobMatch(cmd.args[i], p.name, /*nocase=*/true) && seen.insert(p.name).second) {
-        found.emplace_back(p.name, p.get(cmd.server.config));
+      bool match = glob ? GlobMatch(pattern, p.name, /*nocase=*/true)
+                        : EqualsIgnoreCase(pattern, p.name);
+      if (match && seen.insert(p.name).second) {
+        found.emplace_back(glob ? std::string(p.name) : std::string(pattern),
+                           p.get(cmd.server.config));
       }
     }
   }
@@ -41,17 +50,36 @@ void ConfigSet(CoordCmd& cmd) {
   if (cmd.args.size() < 4 || cmd.args.size() % 2 != 0) {
     return cmd.reply.Error(WrongArityError("config|set"));
   }
+  std::vector<const ConfigParam*> params;
   for (size_t i = 2; i < cmd.args.size(); i += 2) {
-    bool known = false;
-    for (const auto& p : ConfigParams()) known |= EqualsIgnoreCase(p.name, cmd.args[i]);
-    if (!known) {
+    const ConfigParam* p = FindConfigParam(cmd.args[i]);
+    if (p == nullptr) {
       return cmd.reply.Error(StrCat(
           "ERR Unknown option or number of arguments for CONFIG SET - '", cmd.args[i], "'"));
     }
+    for (const ConfigParam* seen : params) {
+      if (seen == p) return cmd.reply.Error(err::kSyntax);  // the same setting twice
+    }
+    params.push_back(p);
   }
-  // Settings are read by every thread without locks, so none changes at run time yet.
-  cmd.reply.Error(StrCat("ERR CONFIG SET failed (possibly related to argument '",
-                               cmd.args[2], "') - can't set immutable config"));
+  auto failed = [&](size_t i, std::string_view why) {
+    cmd.reply.Error(StrCat("ERR CONFIG SET failed (possibly related to argument '",
+                           cmd.args[2 + 2 * i], "') - ", why));
+  };
+  std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+  // All or nothing, as Redis: every value is tried on a copy before any is applied.
+  Config trial = cmd.server.config;
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (!params[i]->runtime) return failed(i, "can't set immutable config");
+    std::string why = params[i]->set(trial, cmd.args[3 + 2 * i]);
+    if (!why.empty()) return failed(i, why);
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    params[i]->set(cmd.server.config, cmd.args[3 + 2 * i]);
+  }
+  LogLevel level;
+  if (ParseLogLevel(cmd.server.config.loglevel, &level)) SetLogLevel(level);
+  cmd.reply.Ok();
 }
 
 void ConfigResetStat(CoordCmd& cmd) {

@@ -53,10 +53,7 @@ bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::st
       return false;
     }
     std::string name(arg.substr(2));
-    const ConfigParam* param = nullptr;
-    for (const auto& p : ConfigParams()) {
-      if (p.name == name) param = &p;
-    }
+    const ConfigParam* param = FindConfigParam(name);
     if (param == nullptr) {
       *error = StrCat("unknown option '", arg, "' (see --help)");
       return false;

@@ -1,5 +1,6 @@
 #include "shard/config.h"
 
+#include <algorithm>
 #include <thread>
 
 #include "core/numbers.h"
@@ -12,30 +13,43 @@ namespace {
 
 using Setter = std::function<std::string(Config&, std::string_view)>;
 
-Setter IntSetter(int Config::*field, int lo, int hi) {
+std::string RangeError(int64_t lo, int64_t hi) {
+  return StrCat("argument must be between ", lo, " and ", hi, " inclusive");
+}
+
+template <typename Field>
+Setter IntSetter(Field Config::*field, int64_t lo, int64_t hi) {
   return [field, lo, hi](Config& c, std::string_view v) -> std::string {
     int64_t x;
-    if (!ParseInt64(v, &x) || x < lo || x > hi) {
-      return StrCat("argument must be between ", lo, " and ", hi, " inclusive");
-    }
-    c.*field = int(x);
+    if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+    if (x < lo || x > hi) return RangeError(lo, hi);
+    c.*field = x;
     return "";
   };
 }
 
-std::function<std::string(const Config&)> IntGetter(int Config::*field) {
-  return [field](const Config& c) { return std::to_string(c.*field); };
+template <typename Field>
+std::function<std::string(const Config&)> IntGetter(Field Config::*field) {
+  return [field](const Config& c) { return std::to_string(int64_t(c.*field)); };
 }
 
-ConfigParam Ignored(std::string_view name, std::string value) {
+ConfigParam Accepted(std::string_view name, std::string default_value) {
+  std::string key(name);
   return ConfigParam{
-      name, [value](const Config&) { return value; },
-      [](Config&, std::string_view) { return std::string(); }, true};
+      name,
+      [key, default_value](const Config& c) {
+        auto it = c.accepted.find(key);
+        return it == c.accepted.end() ? default_value : it->second;
+      },
+      [key](Config& c, std::string_view v) {
+        c.accepted[key] = std::string(v);
+        return std::string();
+      }};
 }
 
 std::vector<ConfigParam> MakeParams() {
   std::vector<ConfigParam> p;
-  p.push_back({"port", IntGetter(&Config::port), IntSetter(&Config::port, 0, 65535)});
+  p.push_back({"port", IntGetter(&Config::port), IntSetter(&Config::port, 0, 65535), false});
   p.push_back({"bind", [](const Config& c) { return c.bind; },
                [](Config& c, std::string_view v) {
                  // Redis accepts several addresses; ringcache listens on the first.
@@ -43,24 +57,32 @@ std::vector<ConfigParam> MakeParams() {
                  if (!parts || parts->empty()) return std::string("bind needs an address");
                  c.bind = (*parts)[0];
                  return std::string();
-               }});
-  p.push_back({"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024)});
-  p.push_back(
-      {"maxclients", IntGetter(&Config::maxclients), IntSetter(&Config::maxclients, 1, 1 << 20)});
+               },
+               false});
+  p.push_back({"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024),
+               false});
+  p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
+               IntSetter(&Config::tcp_backlog, 0, 65535), false});
+  p.push_back({"maxclients", IntGetter(&Config::maxclients),
+               IntSetter(&Config::maxclients, 1, 4294967295LL)});
   p.push_back({"proto-max-bulk-len",
-               [](const Config& c) { return std::to_string(c.proto_max_bulk_len); },
+               [](const Config& c) { return std::to_string(c.proto_max_bulk_len.get()); },
                [](Config& c, std::string_view v) {
                  int64_t x;
-                 if (!ParseMemory(v, &x) || x < 1024 * 1024) {
-                   return std::string("argument must be a memory value of at least 1mb");
-                 }
+                 if (!ParseMemory(v, &x)) return std::string("argument must be a memory value");
+                 if (x < 1024 * 1024) return RangeError(1024 * 1024, INT64_MAX);
                  c.proto_max_bulk_len = x;
                  return std::string();
                }});
-  p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
-               IntSetter(&Config::tcp_backlog, 0, 65535)});
-  p.push_back({"timeout", IntGetter(&Config::timeout), IntSetter(&Config::timeout, 0, 1 << 30)});
-  p.push_back({"hz", IntGetter(&Config::hz), IntSetter(&Config::hz, 1, 500)});
+  p.push_back({"timeout", IntGetter(&Config::timeout), IntSetter(&Config::timeout, 0, INT32_MAX)});
+  p.push_back({"hz", IntGetter(&Config::hz), [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseInt64(v, &x)) return std::string("argument couldn't be parsed into an integer");
+                 if (x < 0 || x > INT32_MAX) return RangeError(0, INT32_MAX);
+                 // Redis clamps to 1..500.
+                 c.hz = std::clamp<int64_t>(x, 1, 500);
+                 return std::string();
+               }});
   p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
                [](Config& c, std::string_view v) {
                  std::string l = ToLower(v);
@@ -73,31 +95,23 @@ std::vector<ConfigParam> MakeParams() {
                  return std::string();
                }});
   // What clients and tools ask about; ringcache has no persistence and one database.
-  p.push_back(Ignored("save", ""));
-  p.push_back(Ignored("appendonly", "no"));
-  p.push_back(Ignored("databases", "1"));
-  p.push_back(Ignored("maxmemory", "0"));
-  p.push_back(Ignored("maxmemory-policy", "noeviction"));
-  p.push_back(Ignored("daemonize", "no"));
-  p.push_back(Ignored("protected-mode", "no"));
-  p.push_back(Ignored("dir", "."));
-  p.push_back(Ignored("dbfilename", "dump.rdb"));
-  p.push_back(Ignored("io-threads", "1"));
-  p.push_back(Ignored("notify-keyspace-events", ""));
-  p.push_back(Ignored("logfile", ""));
-  p.push_back(Ignored("tcp-keepalive", "300"));
-  p.push_back(Ignored("supervised", "no"));
-  p.push_back(Ignored("pidfile", ""));
-  p.push_back(Ignored("cluster-enabled", "no"));
+  p.push_back(Accepted("save", ""));
+  p.push_back(Accepted("appendonly", "no"));
+  p.push_back(Accepted("databases", "1"));
+  p.push_back(Accepted("maxmemory", "0"));
+  p.push_back(Accepted("maxmemory-policy", "noeviction"));
+  p.push_back(Accepted("daemonize", "no"));
+  p.push_back(Accepted("protected-mode", "no"));
+  p.push_back(Accepted("dir", "."));
+  p.push_back(Accepted("dbfilename", "dump.rdb"));
+  p.push_back(Accepted("io-threads", "1"));
+  p.push_back(Accepted("notify-keyspace-events", ""));
+  p.push_back(Accepted("logfile", ""));
+  p.push_back(Accepted("tcp-keepalive", "300"));
+  p.push_back(Accepted("supervised", "no"));
+  p.push_back(Accepted("pidfile", ""));
+  p.push_back(Accepted("cluster-enabled", "no"));
   return p;
-}
-
-const ConfigParam* FindParam(std::string_view name) {
-  std::string lower = ToLower(name);
-  for (const auto& p : ConfigParams()) {
-    if (p.name == lower) return &p;
-  }
-  return nullptr;
 }
 
 }  // namespace
@@ -106,6 +120,13 @@ int Config::EffectiveThreads() const {
   if (threads > 0) return threads;
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : int(n);
+}
+
+const ConfigParam* FindConfigParam(std::string_view name) {
+  for (const auto& p : ConfigParams()) {
+    if (EqualsIgnoreCase(p.name, name)) return &p;
+  }
+  return nullptr;
 }
 
 const std::vector<ConfigParam>& ConfigParams() {
@@ -158,7 +179,7 @@ bool ApplyConfigText(std::string_view text, Config* config, std::string* error) 
       return false;
     }
     if (args->empty()) continue;
-    const ConfigParam* p = FindParam((*args)[0]);
+    const ConfigParam* p = FindConfigParam((*args)[0]);
     if (p == nullptr) {
       // A redis.conf carries many directives for features ringcache lacks; loading it
       // must still work, so unknown ones are skipped rather than fatal.

@@ -2,37 +2,68 @@
 // Server settings: defaults, a redis.conf-syntax file, then command-line flags on top.
 // Names and units follow Redis so an existing redis.conf line means the same here.
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace rc {
 
+// A numeric setting every thread reads on its hot path while CONFIG SET may change it:
+// a relaxed atomic (a reader seeing the old value for a moment is fine), copyable so
+// Config stays a value type.
+template <typename T>
+class Tunable {
+ public:
+  Tunable(T v = T()) : v_(v) {}  // NOLINT: implicit, so defaults read naturally
+  Tunable(const Tunable& o) : v_(o.get()) {}
+  Tunable& operator=(const Tunable& o) {
+    set(o.get());
+    return *this;
+  }
+  Tunable& operator=(T v) {
+    set(v);
+    return *this;
+  }
+  T get() const { return v_.load(std::memory_order_relaxed); }
+  operator T() const { return get(); }  // NOLINT
+  void set(T v) { v_.store(v, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<T> v_;
+};
+
 struct Config {
+  // Fixed once the server runs.
   int port = 6379;
   std::string bind = "127.0.0.1";
   int threads = 0;  // 0: one per core
-  int maxclients = 10000;
-  int64_t proto_max_bulk_len = 512LL * 1024 * 1024;
   int tcp_backlog = 511;
-  int timeout = 0;
-  int hz = 10;
-  std::string loglevel = "notice";
   std::string config_file;
+  // Changeable with CONFIG SET.
+  Tunable<int64_t> maxclients = 10000;
+  Tunable<int64_t> proto_max_bulk_len = 512LL * 1024 * 1024;
+  Tunable<int64_t> timeout = 0;  // seconds a client may stay idle; 0 = forever
+  Tunable<int64_t> hz = 10;
+  std::string loglevel = "notice";
+  // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
+  std::map<std::string, std::string, std::less<>> accepted;
 
   int EffectiveThreads() const;
 };
 
-// One row per setting: how CONFIG GET prints it and how a file line or flag sets it.
+// One row per setting: how CONFIG GET prints it and how a file line, a flag or CONFIG SET
+// sets it.
 struct ConfigParam {
   std::string_view name;
   std::function<std::string(const Config&)> get;
-  // Returns an empty string on success, else the reason the value is bad.
+  // Returns an empty string on success, else Redis's reason the value is bad.
   std::function<std::string(Config&, std::string_view)> set;
-  // Redis settings ringcache accepts so existing files load, but has no use for.
-  bool ignored = false;
+  // CONFIG SET may change it while the server runs.
+  bool runtime = true;
 };
 const std::vector<ConfigParam>& ConfigParams();
 
@@ -41,6 +72,8 @@ const std::vector<ConfigParam>& ConfigParams();
 bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::string* error);
 // Applies redis.conf-syntax text (one directive per line, # comments, quoted values).
 bool ApplyConfigText(std::string_view text, Config* config, std::string* error);
+// The row for `name` (case-insensitive), or nullptr.
+const ConfigParam* FindConfigParam(std::string_view name);
 std::string UsageText();
 
 // Redis's memory units: 1k = 1000, 1kb = 1024, and so on.

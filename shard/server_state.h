@@ -5,6 +5,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 
 #include "shard/config.h"
@@ -15,7 +16,10 @@ namespace rc {
 class CommandTable;
 
 struct ServerState {
+  // Numeric settings are Tunables any thread reads freely; CONFIG GET and SET hold
+  // config_mu for everything else (strings).
   Config config;
+  std::mutex config_mu;
   const CommandTable* commands = nullptr;
   const Clock* clock = &SystemClock::Instance();
   int64_t start_unix_us = 0;

@@ -1,10 +1,7 @@
 // Checks of the test helpers themselves, against redis-server so that a helper bug is not
 // mistaken for a ringcache bug.
-//
-// tests/CMakeLists.txt compiles only tests/integration/*_test.cc, so the helper's
-// implementation is compiled here, once, for the whole integration_tests binary. If
-// server_process.cc is ever added to that target's sources, delete this include.
-#include "tests/integration/server_process.cc"  // NOLINT(build/include)
+
+#include "tests/integration/server_process.h"
 
 #include <gtest/gtest.h>
 
