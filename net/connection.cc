@@ -116,18 +116,12 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
     ++first_slot_;
   }
   MarkDirty();
-  if (held_ && slot == hold_slot_) {
-    held_ = false;
-    // Inside the parse loop the loop itself carries on; from a task, resume here.
-    if (!in_parse_) ProcessBuffered();
-  }
 }
 
-void Connection::HoldUntil(uint64_t slot) {
-  // Already answered (and possibly already passed on to the output): nothing to wait for.
-  if (slot < first_slot_ || slots_[slot - first_slot_].ready) return;
-  held_ = true;
-  hold_slot_ = slot;
+void Connection::Resume() {
+  held_ = false;
+  // Inside the parse loop the loop itself carries on; from a task, resume here.
+  if (!in_parse_ && !closing_) ProcessBuffered();
 }
 
 std::string& Connection::StartSend() {

@@ -36,7 +36,8 @@ class Connection final : public ReplySink {
   // ReplySink, reactor thread.
   uint64_t Defer() override;
   void Fulfill(uint64_t slot, std::string resp) override;
-  void HoldUntil(uint64_t slot) override;
+  void Hold() override { held_ = true; }
+  void Resume() override;
 
   int fd() const { return fd_; }
   ClientState& client() { return client_; }
@@ -90,7 +91,6 @@ class Connection final : public ReplySink {
   uint64_t first_slot_ = 0;  // sequence number of slots_.front()
   uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
   bool held_ = false;
-  uint64_t hold_slot_ = 0;
   bool in_parse_ = false;
   bool closing_ = false;
   bool close_after_flush_ = false;

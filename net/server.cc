@@ -114,21 +114,23 @@ bool Server::Start(std::string* error) {
 
   // Each ring is created on its own thread (single issuer); all must exist before any
   // reactor can wake another.
-  std::latch rings_ready(n);
-  std::vector<std::string> errors(static_cast<size_t>(n));
+  // The latch outlives Start(): a thread may still be inside arrive_and_wait() after the
+  // last arrival has released this one.
+  rings_ready_ = std::make_unique<std::latch>(n + 1);
+  init_errors_.assign(static_cast<size_t>(n), std::string());
   for (int i = 0; i < n; ++i) {
-    threads_.emplace_back([this, i, &rings_ready, &errors] {
+    threads_.emplace_back([this, i] {
       Reactor& r = *reactors_[i];
-      bool ok = r.Init(&errors[i]);
+      bool ok = r.Init(&init_errors_[i]);
       shared_.ring_fds[i] = ok ? r.ring_fd() : -1;
-      rings_ready.arrive_and_wait();
+      rings_ready_->arrive_and_wait();
       bool all_ok = true;
       for (int fd : shared_.ring_fds) all_ok &= fd >= 0;
       if (all_ok) r.Run();
     });
   }
-  rings_ready.wait();
-  for (const auto& e : errors) {
+  rings_ready_->arrive_and_wait();
+  for (const auto& e : init_errors_) {
     if (!e.empty()) {
       *error = e;
       Wait();

@@ -10,6 +10,7 @@
 
 #include <liburing.h>
 
+#include <latch>
 #include <memory>
 #include <string>
 #include <thread>
@@ -49,6 +50,8 @@ class Server {
   ReactorShared shared_;
   std::vector<std::unique_ptr<Reactor>> reactors_;
   std::vector<std::thread> threads_;
+  std::unique_ptr<std::latch> rings_ready_;  // every ring created (workers + Start)
+  std::vector<std::string> init_errors_;
 
   // A ring of the server's own, so threads without one can wake the reactors.
   std::mutex wake_mu_;

@@ -10,6 +10,7 @@
 #include "shard/errors.h"
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
+#include "shard/multi_shard.h"
 #include "shard/shard.h"
 
 namespace rc {
@@ -45,8 +46,8 @@ template <KeyCounter Count>
 void CountKeysCoord(CoordCmd& cmd) {
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
   DeferredReply out(cmd);
-  FanOut<int64_t>(
-      cmd.self, cmd.shards, groups->shards,
+  LockedFanOut<int64_t>(
+      cmd, LockKeys(groups, 1),
       [groups](Shard& shard, size_t gi) {
         int64_t n = 0;
         for (const auto& key : groups->args[gi]) n += Count(shard, key);
@@ -77,60 +78,64 @@ void RenameGeneric(ShardCmd& cmd, bool nx) {
 void Rename(ShardCmd& cmd) { RenameGeneric(cmd, false); }
 void RenameNx(ShardCmd& cmd) { RenameGeneric(cmd, true); }
 
-struct RenameKeys {
-  std::string src, dst;
-  uint32_t src_shard, dst_shard;
-};
-
-// Hop 1 takes the value off the source shard, hop 2 stores it on the destination's.
-void TakeAndPut(std::shared_ptr<const RenameKeys> keys, DeferredReply out, ShardThread* self,
-                ShardSet* shards, bool nx) {
-  FanOut<std::optional<std::string>>(
-      *self, *shards, {keys->src_shard},
-      [keys](Shard& shard, size_t) -> std::optional<std::string> {
-        Entry* e = shard.Find(keys->src);
-        if (e == nullptr) return std::nullopt;
-        std::string value(e->str());
-        shard.Delete(keys->src);
-        return value;
-      },
-      [keys, out, self, shards, nx](std::vector<std::optional<std::string>>& taken) {
-        if (!taken[0]) return out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); });
-        auto value = std::make_shared<const std::string>(std::move(*taken[0]));
-        FanOut<bool>(
-            *self, *shards, {keys->dst_shard},
-            [keys, value](Shard& shard, size_t) {
-              shard.SetString(keys->dst, *value);
-              return true;
-            },
-            [out, nx](std::vector<bool>&) {
-              out.Send([nx](ReplyBuilder& rb) { nx ? rb.Integer(1) : rb.Ok(); });
-            });
-      });
-}
-
-// The two keys live on different shards. The connection holds later commands until every
-// hop is done; other clients can observe the moment between hops (docs/ARCHITECTURE.md).
+// The two keys live on different shards. With both locked: (RENAMENX: check both,)
+// take the value off the source shard, store it on the destination's, release both.
 void RenameAcross(CoordCmd& cmd, bool nx) {
-  auto keys = std::make_shared<const RenameKeys>(
-      RenameKeys{std::string(cmd.args[1]), std::string(cmd.args[2]),
-                 cmd.shards.ShardOf(cmd.args[1]), cmd.shards.ShardOf(cmd.args[2])});
+  // Group 0 or 1 is the source, whichever shard sorts first.
+  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
+  auto locks = LockKeys(groups, 1);
+  const size_t src = groups->items[0][0] == 0 ? 0 : 1;
+  const size_t dst = 1 - src;
+  auto src_key = std::make_shared<const std::string>(cmd.args[1]);
+  auto dst_key = std::make_shared<const std::string>(cmd.args[2]);
   DeferredReply out(cmd);
-  out.Hold();
   ShardThread* self = &cmd.self;
   ShardSet* shards = &cmd.shards;
-  if (!nx) return TakeAndPut(keys, out, self, shards, false);
-  // RENAMENX: the source must exist and the destination must not, checked first.
-  FanOut<bool>(
-      cmd.self, cmd.shards, {keys->src_shard, keys->dst_shard},
-      [keys](Shard& shard, size_t i) {
-        return shard.Find(i == 0 ? keys->src : keys->dst) != nullptr;
-      },
-      [out, keys, self, shards](std::vector<bool>& exists) {
-        if (!exists[0]) return out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); });
-        if (exists[1]) return out.Send([](ReplyBuilder& rb) { rb.Integer(0); });
-        TakeAndPut(keys, out, self, shards, true);
-      });
+  auto release_all = [self, shards, groups, locks](auto reply) {
+    FanOut<bool>(
+        *self, *shards, groups->shards,
+        [locks](Shard& shard, size_t gi) {
+          ReleaseOn(shard, *locks, gi);
+          return true;
+        },
+        [reply](std::vector<bool>&) mutable { reply(); });
+  };
+  AcquireThen(cmd, locks, [=] {
+    // Step 1: read both ends; the source's value is taken (removed) unless NX finds the
+    // destination present.
+    FanOut<std::optional<std::string>>(
+        *self, *shards, groups->shards,
+        [=](Shard& shard, size_t gi) -> std::optional<std::string> {
+          const std::string& key = gi == src ? *src_key : *dst_key;
+          Entry* e = shard.Find(key);
+          if (e == nullptr) return std::nullopt;
+          return std::string(gi == src ? e->str() : "");
+        },
+        [=](std::vector<std::optional<std::string>>& found) {
+          if (!found[src]) {
+            return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); }); });
+          }
+          if (nx && found[dst]) {
+            return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Integer(0); }); });
+          }
+          auto value = std::make_shared<const std::string>(std::move(*found[src]));
+          // Step 2: delete the source, store the destination, release.
+          FanOut<bool>(
+              *self, *shards, groups->shards,
+              [=](Shard& shard, size_t gi) {
+                if (gi == src) {
+                  shard.Delete(*src_key);
+                } else {
+                  shard.SetString(*dst_key, *value);
+                }
+                ReleaseOn(shard, *locks, gi);
+                return true;
+              },
+              [out, nx](std::vector<bool>&) {
+                out.Send([nx](ReplyBuilder& rb) { nx ? rb.Integer(1) : rb.Ok(); });
+              });
+        });
+  });
 }
 
 void RenameCoord(CoordCmd& cmd) { RenameAcross(cmd, false); }

@@ -13,6 +13,7 @@
 #include "shard/errors.h"
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
+#include "shard/multi_shard.h"
 #include "shard/shard.h"
 
 namespace rc {
@@ -30,8 +31,8 @@ std::string_view TypeNameOf(const Entry* e) {
 void Keys(CoordCmd& cmd) {
   auto pattern = std::make_shared<const std::string>(cmd.args[1]);
   DeferredReply out(cmd);
-  FanOut<std::vector<std::string>>(
-      cmd.self, cmd.shards, AllShards(cmd.shards),
+  LockedFanOut<std::vector<std::string>>(
+      cmd, LockWholeShards(cmd.shards),
       [pattern](Shard& shard, size_t) {
         std::vector<std::string> keys;
         bool all = *pattern == "*";
@@ -142,9 +143,8 @@ void Scan(CoordCmd& cmd) {
 
 void DbSize(CoordCmd& cmd) {
   DeferredReply out(cmd);
-  FanOut<int64_t>(
-      cmd.self, cmd.shards, AllShards(cmd.shards),
-      [](Shard& shard, size_t) { return int64_t(shard.size()); },
+  LockedFanOut<int64_t>(
+      cmd, LockWholeShards(cmd.shards), [](Shard& shard, size_t) { return int64_t(shard.size()); },
       [out](std::vector<int64_t>& sizes) {
         int64_t total = 0;
         for (int64_t s : sizes) total += s;
@@ -189,8 +189,8 @@ void Flush(CoordCmd& cmd) {
   // The flush reaches each shard ahead of anything this connection sends later, so its
   // next command already sees an empty keyspace.
   DeferredReply out(cmd);
-  FanOut<bool>(
-      cmd.self, cmd.shards, AllShards(cmd.shards),
+  LockedFanOut<bool>(
+      cmd, LockWholeShards(cmd.shards),
       [](Shard& shard, size_t) {
         shard.Flush();
         return true;

@@ -10,6 +10,7 @@
 #include "shard/errors.h"
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
+#include "shard/multi_shard.h"
 #include "shard/server_state.h"
 #include "shard/set_options.h"
 #include "shard/shard.h"
@@ -267,8 +268,8 @@ void MGet(ShardCmd& cmd) {
 void MGetCoord(CoordCmd& cmd) {
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
   DeferredReply out(cmd);
-  FanOut<std::vector<MaybeString>>(
-      cmd.self, cmd.shards, groups->shards,
+  LockedFanOut<std::vector<MaybeString>>(
+      cmd, LockKeys(groups, 1),
       [groups](Shard& shard, size_t gi) {
         std::vector<MaybeString> values;
         for (const auto& key : groups->args[gi]) values.push_back(ReadForMGet(shard, key));
@@ -303,8 +304,8 @@ void MSetCoord(CoordCmd& cmd) {
   if (!PairsOk(cmd.args, "mset", cmd.reply)) return;
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
   DeferredReply out(cmd);
-  FanOut<bool>(
-      cmd.self, cmd.shards, groups->shards,
+  LockedFanOut<bool>(
+      cmd, LockKeys(groups, 2),
       [groups](Shard& shard, size_t gi) {
         const auto& kv = groups->args[gi];
         for (size_t i = 0; i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
@@ -324,38 +325,43 @@ void MSetNx(ShardCmd& cmd) {
   cmd.reply.Integer(1);
 }
 
-// Keys on several shards: check every shard, then write every shard. The connection
-// holds its later commands until both hops are done, so its own next command sees the
-// result. Another client may interleave between the hops (see docs/ARCHITECTURE.md).
+// Keys on several shards: with every key locked, check every shard, then write (if
+// none existed) and release.
 void MSetNxCoord(CoordCmd& cmd) {
   if (!PairsOk(cmd.args, "msetnx", cmd.reply)) return;
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
+  auto locks = LockKeys(groups, 2);
   DeferredReply out(cmd);
-  out.Hold();
   ShardThread* self = &cmd.self;
   ShardSet* shards = &cmd.shards;
-  FanOut<bool>(
-      cmd.self, cmd.shards, groups->shards,
-      [groups](Shard& shard, size_t gi) {
-        const auto& kv = groups->args[gi];
-        for (size_t i = 0; i < kv.size(); i += 2) {
-          if (shard.Find(kv[i]) != nullptr) return true;
-        }
-        return false;
-      },
-      [groups, out, self, shards](std::vector<bool>& exists) {
-        for (bool any : exists) {
-          if (any) return out.Send([](ReplyBuilder& rb) { rb.Integer(0); });
-        }
-        FanOut<bool>(
-            *self, *shards, groups->shards,
-            [groups](Shard& shard, size_t gi) {
-              const auto& kv = groups->args[gi];
-              for (size_t i = 0; i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
-              return true;
-            },
-            [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Integer(1); }); });
-      });
+  AcquireThen(cmd, locks, [groups, locks, out, self, shards] {
+    FanOut<bool>(
+        *self, *shards, groups->shards,
+        [groups](Shard& shard, size_t gi) {
+          const auto& kv = groups->args[gi];
+          for (size_t i = 0; i < kv.size(); i += 2) {
+            if (shard.Find(kv[i]) != nullptr) return true;
+          }
+          return false;
+        },
+        [groups, locks, out, self, shards](std::vector<bool>& exists) {
+          bool write = true;
+          for (bool any : exists) write &= !any;
+          FanOut<bool>(
+              *self, *shards, groups->shards,
+              [groups, locks, write](Shard& shard, size_t gi) {
+                const auto& kv = groups->args[gi];
+                for (size_t i = 0; write && i + 1 < kv.size(); i += 2) {
+                  shard.SetString(kv[i], kv[i + 1]);
+                }
+                ReleaseOn(shard, *locks, gi);
+                return true;
+              },
+              [out, write](std::vector<bool>&) {
+                out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); });
+              });
+        });
+  });
 }
 
 }  // namespace

@@ -43,17 +43,47 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       one_shard = shards_.ShardOf(args[i]) == owner;
     }
     if (one_shard) {
-      if (owner == self.id()) {
-        ShardCmd cmd{self.shard(), args, reply, server_};
-        spec->on_shard(cmd);
-      } else {
-        RunRemote(self, owner, *spec, sink, args);
+      if (owner != self.id()) return RunRemote(self, owner, *spec, sink, args);
+      Shard& shard = self.shard();
+      if (shard.locks().Idle()) {
+        ShardCmd cmd{shard, args, reply, server_};
+        return spec->on_shard(cmd);
       }
+      // A multi-shard command holds or awaits some keys here: check ours.
+      uint64_t slot = sink.Defer();
+      ReplySink* reply_to = &sink;
+      RunWhenFree(shard, *spec, std::make_unique<OwnedArgs>(args),
+                  [reply_to, slot](std::string out) { reply_to->Fulfill(slot, std::move(out)); });
       return;
     }
   }
   CoordCmd cmd{self, shards_, server_, client, sink, table_, args, reply};
   spec->on_coord(cmd);
+}
+
+void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
+                             std::unique_ptr<OwnedArgs> owned,
+                             absl::AnyInvocable<void(std::string)> deliver) const {
+  // Keys view owned's buffer, which stays put when `owned` moves into the task.
+  KeyLocks& locks = shard.locks();
+  KeyLocks::Keys keys;
+  if (!locks.Idle()) {
+    std::vector<size_t> positions;
+    spec.KeyPositions(owned->view().size(), &positions);
+    for (size_t p : positions) keys.push_back(owned->view()[p]);
+  }
+  const ServerState* server = &server_;
+  ShardHandler handler = spec.on_shard;
+  auto run = [&shard, server, handler, owned = std::move(owned),
+              deliver = std::move(deliver)]() mutable {
+    std::string out;
+    ReplyBuilder rb(&out);
+    ShardCmd cmd{shard, owned->view(), rb, *server};
+    handler(cmd);
+    deliver(std::move(out));
+  };
+  if (locks.Idle() || locks.MayRun(keys, false)) return run();
+  locks.Enqueue(std::move(keys), false, std::move(run));
 }
 
 void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec,
@@ -62,21 +92,18 @@ void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec&
   uint64_t slot = sink.Defer();
   const uint32_t home = self.id();
   ShardSet* shards = &shards_;
-  const ServerState* server = &server_;
-  ShardHandler handler = spec.on_shard;
+  const CommandSpec* command = &spec;
   ReplySink* reply_to = &sink;
-  self.Post(owner, [shards, server, handler, owner, home, slot, reply_to,
+  self.Post(owner, [this, shards, command, owner, home, slot, reply_to,
                     owned = std::make_unique<OwnedArgs>(args)]() mutable {
     ShardThread& there = shards->thread(owner);
-    std::string out;
-    ReplyBuilder rb(&out);
-    ShardCmd cmd{there.shard(), owned->view(), rb, *server};
-    handler(cmd);
-    owned.reset();
-    // reply_to is dereferenced only back on the connection's own thread.
-    there.Post(home, [reply_to, slot, out = std::move(out)]() mutable {
-      reply_to->Fulfill(slot, std::move(out));
-    });
+    RunWhenFree(there.shard(), *command, std::move(owned),
+                [&there, home, reply_to, slot](std::string out) {
+                  // reply_to is dereferenced only back on the connection's own thread.
+                  there.Post(home, [reply_to, slot, out = std::move(out)]() mutable {
+                    reply_to->Fulfill(slot, std::move(out));
+                  });
+                });
   });
 }
 

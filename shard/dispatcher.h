@@ -8,7 +8,12 @@
 //     ├─ keys all on one other shard ───────────▶ post to owner ─▶ on_shard ─▶ post reply back
 //     └─ keyless, or keys on several shards ────▶ on_coord inline (may fan out)
 
+#include <memory>
+#include <string>
+
+#include "absl/functional/any_invocable.h"
 #include "shard/command.h"
+#include "shard/owned_args.h"
 #include "shard/shard_set.h"
 
 namespace rc {
@@ -28,6 +33,10 @@ class Dispatcher {
  private:
   void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, ReplySink& sink,
                  ArgList args) const;
+  // On the shard's thread: runs the command now, or once multi-shard commands have released
+  // its keys; `deliver` gets the reply bytes on this thread.
+  void RunWhenFree(Shard& shard, const CommandSpec& spec, std::unique_ptr<OwnedArgs> owned,
+                   absl::AnyInvocable<void(std::string)> deliver) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

@@ -1,5 +1,7 @@
 #include "shard/key_groups.h"
 
+#include <algorithm>
+
 namespace rc {
 
 KeyGroups GroupKeys(const ShardSet& set, ArgList args, size_t first, size_t width) {
@@ -18,7 +20,18 @@ KeyGroups GroupKeys(const ShardSet& set, ArgList args, size_t first, size_t widt
     g.items[gi].push_back(item);
     ++g.item_count;
   }
-  return g;
+  // Ascending shard order: the order multi-shard commands take their locks in.
+  std::vector<size_t> order(g.shards.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return g.shards[a] < g.shards[b]; });
+  KeyGroups sorted;
+  sorted.item_count = g.item_count;
+  for (size_t i : order) {
+    sorted.shards.push_back(g.shards[i]);
+    sorted.args.push_back(std::move(g.args[i]));
+    sorted.items.push_back(std::move(g.items[i]));
+  }
+  return sorted;
 }
 
 }  // namespace rc

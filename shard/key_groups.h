@@ -15,7 +15,7 @@
 namespace rc {
 
 struct KeyGroups {
-  std::vector<uint32_t> shards;  // one entry per shard that owns at least one item
+  std::vector<uint32_t> shards;  // each shard owning at least one item, ascending
   // Per shard: the items' arguments flattened (`width` strings per item, key first).
   std::vector<std::vector<std::string>> args;
   // Per shard: each item's index among all items, in argument order.
@@ -38,8 +38,9 @@ class DeferredReply {
     build(rb);
     sink_->Fulfill(slot_, std::move(out));
   }
-  // Keeps the connection from running later commands until this reply is sent.
-  void Hold() const { sink_->HoldUntil(slot_); }
+  // Keeps the connection from running later commands until Resume().
+  void Hold() const { sink_->Hold(); }
+  void Resume() const { sink_->Resume(); }
 
  private:
   ReplySink* sink_;

@@ -14,9 +14,10 @@ class ReplySink {
   virtual uint64_t Defer() = 0;
   // Delivers the RESP bytes for a reserved position; replies leave in request order.
   virtual void Fulfill(uint64_t slot, std::string resp) = 0;
-  // Stops the connection from running its next commands until `slot` is fulfilled, for
-  // commands that take several hops (a later command must observe all of their effects).
-  virtual void HoldUntil(uint64_t slot) = 0;
+  // Stops the connection from running its next commands until Resume(): a multi-shard
+  // command holds it while it takes its locks, so later commands queue behind them.
+  virtual void Hold() = 0;
+  virtual void Resume() = 0;
 };
 
 }  // namespace rc

@@ -7,6 +7,7 @@
 
 #include "absl/random/random.h"
 #include "core/entry_table.h"
+#include "shard/key_locks.h"
 #include "shard/stats.h"
 #include "shard/thread_check.h"
 
@@ -49,6 +50,9 @@ class Shard {
   // Background work for an idle loop turn: finish an in-progress resize a bit at a time.
   bool Housekeep();
 
+  // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
+  KeyLocks& locks() { return locks_; }
+
   ThreadCheck& thread_check() { return thread_check_; }
 
  private:
@@ -57,6 +61,7 @@ class Shard {
   EntryTable table_;
   ShardStats stats_;
   absl::BitGen rng_;
+  KeyLocks locks_;
   ThreadCheck thread_check_;
 };
 

@@ -45,15 +45,11 @@ class RecordingSink final : public ReplySink {
       slots_.pop_front();
       ++first_;
     }
-    if (held_ && slot == hold_slot_) {
-      held_ = false;
-      if (on_release) std::exchange(on_release, nullptr)();
-    }
   }
-  void HoldUntil(uint64_t slot) override {
-    if (slot < first_ || slots_[slot - first_].ready) return;
-    held_ = true;
-    hold_slot_ = slot;
+  void Hold() override { held_ = true; }
+  void Resume() override {
+    held_ = false;
+    if (on_release) std::exchange(on_release, nullptr)();
   }
   bool Idle() const { return slots_.empty(); }
   bool held() const { return held_; }
@@ -70,7 +66,6 @@ class RecordingSink final : public ReplySink {
   std::deque<Slot> slots_;
   uint64_t first_ = 0;
   bool held_ = false;
-  uint64_t hold_slot_ = 0;
 };
 
 class ShardHarness final : public Waker {

@@ -1,0 +1,86 @@
+#include "shard/multi_shard.h"
+
+namespace rc {
+
+namespace {
+
+struct Acquisition {
+  ShardSet* shards;
+  uint32_t home;
+  ReplySink* sink;
+  std::shared_ptr<const LockSet> locks;
+  Task locked;
+};
+
+void LockStep(std::shared_ptr<Acquisition> acq, size_t gi);
+
+// On the thread of the shard just locked: on to the next shard, or back home.
+void Advance(ShardThread& here, std::shared_ptr<Acquisition> acq, size_t gi) {
+  const auto& targets = acq->locks->groups->shards;
+  if (gi + 1 < targets.size()) {
+    here.Post(targets[gi + 1], [acq, gi]() mutable { LockStep(std::move(acq), gi + 1); });
+    return;
+  }
+  here.Post(acq->home, [acq]() mutable {
+    // The connection's reply slot is still outstanding, so the sink is alive.
+    acq->sink->Resume();
+    std::move(acq->locked)();
+  });
+}
+
+// On the thread of shard targets[gi]: lock now, or wait in that shard's queue.
+void LockStep(std::shared_ptr<Acquisition> acq, size_t gi) {
+  ShardThread& here = acq->shards->thread(acq->locks->groups->shards[gi]);
+  KeyLocks& locks = here.shard().locks();
+  KeyLocks::Keys keys = acq->locks->KeysOf(gi);
+  bool whole = acq->locks->whole;
+  auto take = [&here, acq, gi, keys, whole]() mutable {
+    here.shard().locks().Lock(keys, whole);
+    Advance(here, std::move(acq), gi);
+  };
+  if (locks.MayRun(keys, whole)) {
+    take();
+  } else {
+    locks.Enqueue(std::move(keys), whole, std::move(take));
+  }
+}
+
+}  // namespace
+
+KeyLocks::Keys LockSet::KeysOf(size_t gi) const {
+  KeyLocks::Keys keys;
+  if (whole) return keys;
+  const auto& args = groups->args[gi];
+  for (size_t i = 0; i < args.size(); i += width) keys.push_back(args[i]);
+  return keys;
+}
+
+std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups, size_t width) {
+  return std::make_shared<const LockSet>(LockSet{std::move(groups), width, false});
+}
+
+std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set) {
+  auto groups = std::make_shared<KeyGroups>();
+  groups->shards = AllShards(set);
+  groups->args.resize(set.size());
+  groups->items.resize(set.size());
+  return std::make_shared<const LockSet>(LockSet{std::move(groups), 1, true});
+}
+
+void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked) {
+  cmd.sink.Hold();
+  auto acq = std::make_shared<Acquisition>(
+      Acquisition{&cmd.shards, cmd.self.id(), &cmd.sink, std::move(locks), std::move(locked)});
+  uint32_t first = acq->locks->groups->shards[0];
+  if (first == cmd.self.id()) {
+    LockStep(std::move(acq), 0);
+  } else {
+    cmd.self.Post(first, [acq]() mutable { LockStep(std::move(acq), 0); });
+  }
+}
+
+void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi) {
+  shard.locks().Unlock(locks.KeysOf(gi), locks.whole);
+}
+
+}  // namespace rc
