@@ -15,27 +15,37 @@ void CommandSpec::KeyPositions(size_t argc, std::vector<size_t>* out) const {
   for (int i = first_key; i <= last; i += step) out->push_back(size_t(i));
 }
 
+size_t CommandTable::Slot(std::string_view name) {
+  // FNV-1a over bytes with the ASCII case bit set: "GET" and "get" land together.
+  uint32_t h = 2166136261u;
+  for (char c : name) h = (h ^ (uint8_t(c) | 0x20)) * 16777619u;
+  return h & (kSlots - 1);
+}
+
 void CommandTable::Add(CommandSpec spec) {
   bool multi_key = spec.first_key > 0 && spec.last_key != spec.first_key;
   if ((spec.on_shard == nullptr && spec.on_coord == nullptr) ||
-      (multi_key && spec.on_coord == nullptr) ||
-      (spec.first_key > 0 && spec.on_shard == nullptr && spec.on_coord == nullptr)) {
+      (multi_key && spec.on_coord == nullptr)) {
     std::fprintf(stderr, "command %s has no handler able to route it\n", spec.name.c_str());
     std::abort();
   }
-  std::string name = spec.name;
-  if (!by_name_.emplace(name, std::move(spec)).second) {
-    std::fprintf(stderr, "command %s registered twice\n", name.c_str());
+  if (Find(spec.name) != nullptr || specs_.size() * 2 >= kSlots) {
+    std::fprintf(stderr, "command %s registered twice, or the table is full\n",
+                 spec.name.c_str());
     std::abort();
   }
+  specs_.push_back(std::move(spec));
+  size_t i = Slot(specs_.back().name);
+  while (slots_[i] != nullptr) i = (i + 1) & (kSlots - 1);
+  slots_[i] = &specs_.back();
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {
-  char buf[32];
-  if (name.size() >= sizeof(buf)) return nullptr;
-  for (size_t i = 0; i < name.size(); ++i) buf[i] = AsciiLower(name[i]);
-  auto it = by_name_.find(absl::string_view(buf, name.size()));
-  return it == by_name_.end() ? nullptr : &it->second;
+  for (size_t i = Slot(name);; i = (i + 1) & (kSlots - 1)) {
+    const CommandSpec* s = slots_[i];
+    if (s == nullptr) return nullptr;
+    if (EqualsIgnoreCase(s->name, name)) return s;
+  }
 }
 
 CommandTable BuildCommandTable() {

@@ -3,12 +3,13 @@
 // positions), so arity, key extraction and routing are checked in one place and COMMAND
 // can answer truthfully. Each command family registers its rows from its own file.
 
+#include <array>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/types/span.h"
 #include "core/reply_builder.h"
 
@@ -88,16 +89,22 @@ class CommandTable {
   // Registers a row; aborts on a duplicate name or on a multi-key row without a
   // coordinator handler (it could not route keys that span shards).
   void Add(CommandSpec spec);
-  // Case-insensitive lookup; nullptr for unknown names.
+  // Case-insensitive lookup; nullptr for unknown names. Runs for every request, so it
+  // neither copies nor lower-cases the name: a case-folding hash into an open-addressed
+  // array, then one case-insensitive compare.
   const CommandSpec* Find(std::string_view name) const;
-  size_t size() const { return by_name_.size(); }
+  size_t size() const { return specs_.size(); }
   template <typename Fn>
   void ForEach(Fn&& fn) const {
-    for (const auto& [name, spec] : by_name_) fn(spec);
+    for (const auto& spec : specs_) fn(spec);
   }
 
  private:
-  absl::flat_hash_map<std::string, CommandSpec> by_name_;
+  static constexpr size_t kSlots = 1024;  // power of two, well above the command count
+  static size_t Slot(std::string_view name);
+
+  std::deque<CommandSpec> specs_;  // stable addresses, survives moves
+  std::array<const CommandSpec*, kSlots> slots_{};
 };
 
 // Every command family's rows. Each lives in the file that implements the family.
