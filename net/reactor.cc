@@ -134,8 +134,10 @@ void Reactor::Run() {
   ShardThread& self = shard_thread();
   self.shard().thread_check().Bind();
   ArmAccept();
-  next_cron_ns_ = MonotonicNanos();
+  now_ns_ = next_cron_ns_ = MonotonicNanos();
   while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
+    // One clock read per turn: idle bookkeeping and the cron only need milliseconds.
+    now_ns_ = MonotonicNanos();
     self.RunInbox();
 
     unsigned head, seen = 0;
@@ -146,8 +148,7 @@ void Reactor::Run() {
     }
     io_uring_cq_advance(&ring_, seen);
 
-    int64_t now = MonotonicNanos();
-    if (now >= next_cron_ns_) Cron(now);
+    if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
     bool more_housekeeping = self.shard().Housekeep();
 
     shards_.FlushOutbox(id_, *this);
@@ -159,7 +160,7 @@ void Reactor::Run() {
       io_uring_submit(&ring_);
       continue;
     }
-    int64_t wait_ns = std::max<int64_t>(next_cron_ns_ - MonotonicNanos(), 0);
+    int64_t wait_ns = std::max<int64_t>(next_cron_ns_ - now_ns_, 0);
     __kernel_timespec ts{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
     self.inbox().Awake();
@@ -229,7 +230,7 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
   conns_[fd]->client().created_ms = shared_.server->clock->NowUnixMillis();
   conns_[fd]->idle.owner = conns_[fd].get();
-  idle_.Touch(&conns_[fd]->idle, MonotonicNanos() / 1'000'000);
+  idle_.Touch(&conns_[fd]->idle, now_ns_ / 1'000'000);
   ArmRecv(conns_[fd].get());
 }
 
@@ -243,7 +244,7 @@ void Reactor::OnRecv(Connection* c, int res, uint32_t flags) {
     unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
     char* buf = buffers_ + size_t(bid) * kBufSize;
     shard_thread().stats().net_input_bytes += uint64_t(res);
-    idle_.Touch(&c->idle, MonotonicNanos() / 1'000'000);
+    idle_.Touch(&c->idle, now_ns_ / 1'000'000);
     c->OnData(buf, size_t(res));
     // QUIT or SHUTDOWN with nothing left to send closes right away.
     if (c->close_after_flush() && c->Drained()) Close(c);

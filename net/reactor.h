@@ -92,6 +92,7 @@ class Reactor final : public Waker {
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
   size_t live_conns_ = 0;
   int64_t next_cron_ns_ = 0;
+  int64_t now_ns_ = 0;  // monotonic time at the start of the current loop turn
   ParserLimits parser_limits_;
 };
 
