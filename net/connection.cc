@@ -61,6 +61,12 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       MarkDirty();
       break;
     }
+    if (!args_.empty() && reactor_.dispatcher().MustWait(client_, args_)) {
+      // Keep the request's bytes unconsumed: they are parsed again on Resume().
+      held_ = true;
+      parser_.Reset();
+      break;
+    }
     off += used;
     if (!args_.empty()) RunCommand();
   }
@@ -119,6 +125,7 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
 }
 
 void Connection::Resume() {
+  if (!held_) return;
   held_ = false;
   // Inside the parse loop the loop itself carries on; from a task, resume here.
   if (!in_parse_ && !closing_) ProcessBuffered();

@@ -36,7 +36,6 @@ class Connection final : public ReplySink {
   // ReplySink, reactor thread.
   uint64_t Defer() override;
   void Fulfill(uint64_t slot, std::string resp) override;
-  void Hold() override { held_ = true; }
   void Resume() override;
 
   int fd() const { return fd_; }

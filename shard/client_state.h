@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
+
 namespace rc {
 
 struct ClientState {
@@ -18,6 +20,14 @@ struct ClientState {
   int64_t created_ms = 0;
   // Set by QUIT: close once the reply has been written.
   bool close_after_reply = false;
+
+  // Keys of this connection's multi-shard commands that are still taking their locks.
+  // A later command of the same connection that names one of them must not run before
+  // the locks are in (it could overtake the earlier command on some shard); see
+  // Dispatcher::MustWait.
+  absl::flat_hash_map<std::string, int> locking_keys;
+  int locking_whole = 0;  // whole-shard commands (FLUSHALL, KEYS, DBSIZE) still locking
+  bool Locking() const { return locking_whole > 0 || !locking_keys.empty(); }
 };
 
 }  // namespace rc

@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "core/strings.h"
+#include "shard/client_state.h"
 #include "shard/owned_args.h"
 #include "shard/reply_sink.h"
 
@@ -20,6 +21,26 @@ std::string UnknownCommandError(ArgList args) {
 
 std::string WrongArityError(std::string_view command_name) {
   return StrCat("ERR wrong number of arguments for '", command_name, "' command");
+}
+
+bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
+  if (!client.Locking()) return false;
+  const CommandSpec* spec = table_.Find(args[0]);
+  if (spec == nullptr || !spec->ArityOk(args.size())) return false;  // just an error reply
+  if (spec->first_key <= 0) {
+    // Keyless commands that touch the keyspace as a whole (KEYS, FLUSHALL, ...) wait for
+    // everything; connection and server commands wait for nothing.
+    return (spec->flags & (kCmdWrite | kCmdReadOnly)) != 0;
+  }
+  if (client.locking_whole > 0) return true;
+  std::vector<size_t> positions;
+  spec->KeyPositions(args.size(), &positions);
+  for (size_t p : positions) {
+    if (client.locking_keys.contains(absl::string_view(args[p].data(), args[p].size()))) {
+      return true;
+    }
+  }
+  return false;
 }
 
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,

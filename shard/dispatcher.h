@@ -28,6 +28,12 @@ class Dispatcher {
   void Dispatch(ShardThread& self, ClientState& client, ReplySink& sink, ReplyBuilder& reply,
                 ArgList args) const;
 
+  // Connection's thread, before Dispatch: true when this command must not run yet
+  // because an earlier multi-shard command of the same client is still taking locks on
+  // keys it names. The connection stops reading there (keeping the bytes) until
+  // ReplySink::Resume.
+  bool MustWait(const ClientState& client, ArgList args) const;
+
   const CommandTable& table() const { return table_; }
 
  private:

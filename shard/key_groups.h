@@ -38,9 +38,6 @@ class DeferredReply {
     build(rb);
     sink_->Fulfill(slot_, std::move(out));
   }
-  // Keeps the connection from running later commands until Resume().
-  void Hold() const { sink_->Hold(); }
-  void Resume() const { sink_->Resume(); }
 
  private:
   ReplySink* sink_;

@@ -1,5 +1,7 @@
 #include "shard/multi_shard.h"
 
+#include "shard/client_state.h"
+
 namespace rc {
 
 namespace {
@@ -8,9 +10,26 @@ struct Acquisition {
   ShardSet* shards;
   uint32_t home;
   ReplySink* sink;
+  ClientState* client;
   std::shared_ptr<const LockSet> locks;
   Task locked;
 };
+
+absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
+
+// The connection's thread: records that `locks` are being taken for this client.
+void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
+  if (locks.whole) {
+    client.locking_whole += delta;
+    return;
+  }
+  for (size_t gi = 0; gi < locks.groups->shards.size(); ++gi) {
+    for (std::string_view k : locks.KeysOf(gi)) {
+      auto [it, fresh] = client.locking_keys.try_emplace(AV(k), 0);
+      if ((it->second += delta) == 0) client.locking_keys.erase(it);
+    }
+  }
+}
 
 void LockStep(std::shared_ptr<Acquisition> acq, size_t gi);
 
@@ -22,9 +41,10 @@ void Advance(ShardThread& here, std::shared_ptr<Acquisition> acq, size_t gi) {
     return;
   }
   here.Post(acq->home, [acq]() mutable {
-    // The connection's reply slot is still outstanding, so the sink is alive.
-    acq->sink->Resume();
+    // The command's reply slot is still outstanding, so the connection is alive.
+    MarkLocking(*acq->client, *acq->locks, -1);
     std::move(acq->locked)();
+    acq->sink->Resume();
   });
 }
 
@@ -68,9 +88,9 @@ std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set) {
 }
 
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked) {
-  cmd.sink.Hold();
-  auto acq = std::make_shared<Acquisition>(
-      Acquisition{&cmd.shards, cmd.self.id(), &cmd.sink, std::move(locks), std::move(locked)});
+  MarkLocking(cmd.client, *locks, +1);
+  auto acq = std::make_shared<Acquisition>(Acquisition{
+      &cmd.shards, cmd.self.id(), &cmd.sink, &cmd.client, std::move(locks), std::move(locked)});
   uint32_t first = acq->locks->groups->shards[0];
   if (first == cmd.self.id()) {
     LockStep(std::move(acq), 0);

@@ -8,8 +8,9 @@
 //                   (waits in the shard's queue if the keys are busy)
 //   locked(): FanOut(step … ReleaseOn) ─▶ reply
 //
-// The connection is held while the locks are taken, so its next commands reach the
-// shards after the locks and queue behind them instead of overtaking the command.
+// While the locks are being taken, a later command of the same connection that names one
+// of the keys waits (Dispatcher::MustWait), so it reaches the shards after the locks and
+// queues behind them instead of overtaking the command. Other commands go ahead.
 
 #include <memory>
 #include <string_view>

@@ -14,9 +14,9 @@ class ReplySink {
   virtual uint64_t Defer() = 0;
   // Delivers the RESP bytes for a reserved position; replies leave in request order.
   virtual void Fulfill(uint64_t slot, std::string resp) = 0;
-  // Stops the connection from running its next commands until Resume(): a multi-shard
-  // command holds it while it takes its locks, so later commands queue behind them.
-  virtual void Hold() = 0;
+  // The connection's multi-shard commands have all taken their locks: if it stopped
+  // reading because a later command had to wait for that (Dispatcher::MustWait), it goes
+  // on now.
   virtual void Resume() = 0;
 };
 

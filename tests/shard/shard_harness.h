@@ -46,11 +46,12 @@ class RecordingSink final : public ReplySink {
       ++first_;
     }
   }
-  void Hold() override { held_ = true; }
   void Resume() override {
+    if (!held_) return;
     held_ = false;
     if (on_release) std::exchange(on_release, nullptr)();
   }
+  void Hold() { held_ = true; }
   bool Idle() const { return slots_.empty(); }
   bool held() const { return held_; }
 
@@ -143,16 +144,17 @@ class ShardHarness final : public Waker {
   void Continue(std::shared_ptr<Pipeline> p, size_t next) {
     for (size_t i = next; i < p->cmds.size(); ++i) {
       std::vector<std::string_view> views(p->cmds[i].begin(), p->cmds[i].end());
+      if (dispatcher_.MustWait(*p->client, views)) {
+        p->sink->Hold();
+        p->sink->on_release = [this, p, i] { Continue(p, i); };
+        return;
+      }
       std::string inline_out;
       ReplyBuilder rb(&inline_out);
       // Inline replies go behind any pending slot, exactly as a connection orders them.
       uint64_t slot = p->sink->Defer();
       dispatcher_.Dispatch(shards_.thread(p->home), *p->client, *p->sink, rb, views);
       p->sink->Fulfill(slot, std::move(inline_out));
-      if (p->sink->held()) {
-        p->sink->on_release = [this, p, i] { Continue(p, i + 1); };
-        return;
-      }
     }
     WatchUntilIdle(p->home, p->sink, p->done);
   }
