@@ -20,6 +20,15 @@ namespace rc {
 
 enum class ValueType : uint8_t { kString = 0 };
 
+// What TYPE replies and SCAN's TYPE option matches.
+inline std::string_view TypeName(ValueType t) {
+  switch (t) {
+    case ValueType::kString:
+      return "string";
+  }
+  return "none";
+}
+
 class Entry;
 struct EntryDeleter {
   void operator()(Entry* e) const;

@@ -17,14 +17,6 @@ namespace rc {
 
 namespace {
 
-std::string_view TypeName(const Entry* e) {
-  if (e == nullptr) return "none";
-  switch (e->type()) {
-    case ValueType::kString:
-      return "string";
-  }
-  return "none";
-}
 
 // ---- DEL, UNLINK, EXISTS, TOUCH: count per shard, sum across shards ----
 
@@ -60,7 +52,10 @@ void CountKeysCoord(CoordCmd& cmd) {
       });
 }
 
-void Type(ShardCmd& cmd) { cmd.reply.SimpleString(TypeName(cmd.shard.Find(cmd.args[1]))); }
+void Type(ShardCmd& cmd) {
+  const Entry* e = cmd.shard.Find(cmd.args[1]);
+  cmd.reply.SimpleString(e == nullptr ? "none" : TypeName(e->type()));
+}
 
 // ---- RENAME, RENAMENX ----
 

@@ -20,13 +20,6 @@ namespace rc {
 
 namespace {
 
-std::string_view TypeNameOf(const Entry* e) {
-  switch (e->type()) {
-    case ValueType::kString:
-      return "string";
-  }
-  return "none";
-}
 
 void Keys(CoordCmd& cmd) {
   auto pattern = std::make_shared<const std::string>(cmd.args[1]);
@@ -116,7 +109,7 @@ void Scan(CoordCmd& cmd) {
         } while (pos != 0 && --budget > 0 && int64_t(found.size()) < shared->count);
         for (const Entry* e : found) {
           if (shared->use_pattern && !GlobMatch(shared->pattern, e->key())) continue;
-          if (shared->use_type && !EqualsIgnoreCase(shared->type, TypeNameOf(e))) {
+          if (shared->use_type && !EqualsIgnoreCase(shared->type, TypeName(e->type()))) {
             continue;
           }
           b.keys.emplace_back(e->key());

@@ -100,10 +100,6 @@ void Strlen(ShardCmd& cmd) {
   cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->str().size()));
 }
 
-// Writes `value` as the key's string, reusing the entry when it fits.
-void StoreString(Shard& shard, std::string_view key, std::string_view value) {
-  shard.SetString(key, value);
-}
 
 void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
   Entry* e;
@@ -117,7 +113,7 @@ void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
   int64_t next = cur + delta;
   char buf[24];
   char* end = FormatInt64(next, buf);
-  StoreString(cmd.shard, cmd.args[1], std::string_view(buf, end - buf));
+  cmd.shard.SetString(cmd.args[1], std::string_view(buf, end - buf));
   cmd.reply.Integer(next);
 }
 
@@ -147,7 +143,7 @@ void IncrByFloat(ShardCmd& cmd) {
   long double next = cur + incr;
   if (std::isnan(next) || std::isinf(next)) return cmd.reply.Error(err::kNanOrInf);
   std::string text = FormatLongDouble(next);
-  StoreString(cmd.shard, cmd.args[1], text);
+  cmd.shard.SetString(cmd.args[1], text);
   cmd.reply.Bulk(text);
 }
 

@@ -22,6 +22,15 @@ size_t CommandTable::Slot(std::string_view name) {
   return h & (kSlots - 1);
 }
 
+std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
+  std::vector<size_t> positions;
+  KeyPositions(args.size(), &positions);
+  std::vector<std::string_view> keys;
+  keys.reserve(positions.size());
+  for (size_t p : positions) keys.push_back(args[p]);
+  return keys;
+}
+
 void CommandTable::Add(CommandSpec spec) {
   bool multi_key = spec.first_key > 0 && spec.last_key != spec.first_key;
   if ((spec.on_shard == nullptr && spec.on_coord == nullptr) ||

@@ -82,6 +82,8 @@ struct CommandSpec {
   }
   // Positions of key arguments in `args`; empty when the command names none.
   void KeyPositions(size_t argc, std::vector<size_t>* out) const;
+  // The key arguments themselves.
+  std::vector<std::string_view> KeysOf(ArgList args) const;
 };
 
 class CommandTable {

@@ -33,12 +33,8 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
     return (spec->flags & (kCmdWrite | kCmdReadOnly)) != 0;
   }
   if (client.locking_whole > 0) return true;
-  std::vector<size_t> positions;
-  spec->KeyPositions(args.size(), &positions);
-  for (size_t p : positions) {
-    if (client.locking_keys.contains(absl::string_view(args[p].data(), args[p].size()))) {
-      return true;
-    }
+  for (std::string_view k : spec->KeysOf(args)) {
+    if (client.locking_keys.contains(absl::string_view(k.data(), k.size()))) return true;
   }
   return false;
 }
@@ -88,11 +84,7 @@ void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
   // Keys view owned's buffer, which stays put when `owned` moves into the task.
   KeyLocks& locks = shard.locks();
   KeyLocks::Keys keys;
-  if (!locks.Idle()) {
-    std::vector<size_t> positions;
-    spec.KeyPositions(owned->view().size(), &positions);
-    for (size_t p : positions) keys.push_back(owned->view()[p]);
-  }
+  if (!locks.Idle()) keys = spec.KeysOf(owned->view());
   const ServerState* server = &server_;
   ShardHandler handler = spec.on_shard;
   auto run = [&shard, server, handler, owned = std::move(owned),
