@@ -14,20 +14,50 @@ void EntryDeleter::operator()(Entry* e) const {
   std::free(e);
 }
 
-EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t capacity) {
+EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t capacity,
+                           bool with_ttl) {
   if (capacity < value.size()) capacity = value.size();
   bool wide = key.size() > 0xff || capacity > 0xff;
-  size_t header = wide ? kWideHeader : kNarrowHeader;
+  size_t header = (wide ? kWideHeader : kNarrowHeader) + (with_ttl ? kTtlFields : 0);
   void* mem = std::malloc(header + key.size() + capacity);
   if (mem == nullptr) throw std::bad_alloc();
   Entry* e = new (mem) Entry();
   e->next_ = nullptr;
-  e->meta_ = uint8_t(ValueType::kString) | (wide ? kWide : 0);
+  e->meta_ = uint8_t(ValueType::kString) | (wide ? kWide : 0) | (with_ttl ? kTtl : 0);
   e->SetLens(key.size(), value.size());
+  if (with_ttl) {
+    e->set_deadline(0);
+    e->set_heap_index(0);
+  }
   std::memcpy(e->Data(), key.data(), key.size());
   if (!value.empty()) std::memcpy(e->Data() + key.size(), value.data(), value.size());
   return EntryPtr(e);
 }
+
+EntryPtr Entry::Reshape(const Entry& e, bool with_ttl, size_t capacity) {
+  EntryPtr out = MakeString(e.key(), e.str(), capacity, with_ttl);
+  if (with_ttl && e.has_ttl()) {
+    out->set_deadline(e.deadline());
+    out->set_heap_index(e.heap_index());
+  }
+  return out;
+}
+
+int64_t Entry::deadline() const {
+  int64_t v;
+  std::memcpy(&v, Base() + LengthsEnd(), 8);
+  return v;
+}
+
+void Entry::set_deadline(int64_t unix_ms) { std::memcpy(Base() + LengthsEnd(), &unix_ms, 8); }
+
+uint32_t Entry::heap_index() const {
+  uint32_t v;
+  std::memcpy(&v, Base() + LengthsEnd() + 8, 4);
+  return v;
+}
+
+void Entry::set_heap_index(uint32_t i) { std::memcpy(Base() + LengthsEnd() + 8, &i, 4); }
 
 size_t Entry::KeyLen() const {
   const char* p = Base() + kMetaOffset + 1;

@@ -1,10 +1,11 @@
 #pragma once
 // One key of a shard's keyspace, in a single allocation:
 //
-//   [next: 8][meta: 1][key len][value len][key bytes][value bytes]
+//   [next: 8][meta: 1][key len][value len]([deadline: 8][heap index: 4])[key][value]
 //
 // Lengths take one byte each when both fit (the common cache key/value), four bytes each
-// otherwise. A 12-byte key with a 32-byte value needs 55 bytes, which glibc serves from a
+// otherwise. The TTL fields exist only in entries that have a TTL (meta bit kTtl), so a
+// key without one pays nothing for expiry; adding or removing a TTL reallocates the entry. A 12-byte key with a 32-byte value needs 55 bytes, which glibc serves from a
 // 64-byte chunk; a separate key or value allocation would cost 32+ bytes more per key
 // (measured in docs/PERFORMANCE.md). The hash is not stored: the table recomputes it on
 // the rare migration instead of paying 8 bytes per key forever.
@@ -38,7 +39,11 @@ using EntryPtr = std::unique_ptr<Entry, EntryDeleter>;
 class Entry {
  public:
   // `capacity` reserves room for the value to grow in place (APPEND, SETRANGE).
-  static EntryPtr MakeString(std::string_view key, std::string_view value, size_t capacity = 0);
+  static EntryPtr MakeString(std::string_view key, std::string_view value, size_t capacity = 0,
+                             bool with_ttl = false);
+  // A copy of `e` (same key and value) with or without the TTL fields; the deadline and
+  // heap index are copied when both have them.
+  static EntryPtr Reshape(const Entry& e, bool with_ttl, size_t capacity = 0);
 
   std::string_view key() const { return {Data(), KeyLen()}; }
   ValueType type() const { return ValueType(meta_ & kTypeMask); }
@@ -54,19 +59,30 @@ class Entry {
   // Bytes the allocator really holds for this entry (what used_memory counts).
   size_t AllocatedBytes() const;
 
+  // Expiry, for entries made with_ttl. The deadline is absolute Unix milliseconds; the
+  // heap index is the entry's position in its shard's TTL heap.
+  bool has_ttl() const { return meta_ & kTtl; }
+  int64_t deadline() const;
+  void set_deadline(int64_t unix_ms);
+  uint32_t heap_index() const;
+  void set_heap_index(uint32_t i);
+
   Entry* next() const { return next_; }
   void set_next(Entry* n) { next_ = n; }
 
  private:
   static constexpr uint8_t kTypeMask = 0x07;
   static constexpr uint8_t kWide = 0x08;
+  static constexpr uint8_t kTtl = 0x10;
   static constexpr size_t kMetaOffset = sizeof(Entry*);
   static constexpr size_t kNarrowHeader = kMetaOffset + 1 + 2;
   static constexpr size_t kWideHeader = kMetaOffset + 1 + 8;
+  static constexpr size_t kTtlFields = 8 + 4;
 
   Entry() = default;
   bool Wide() const { return meta_ & kWide; }
-  size_t HeaderSize() const { return Wide() ? kWideHeader : kNarrowHeader; }
+  size_t LengthsEnd() const { return Wide() ? kWideHeader : kNarrowHeader; }
+  size_t HeaderSize() const { return LengthsEnd() + (has_ttl() ? kTtlFields : 0); }
   char* Base() { return reinterpret_cast<char*>(this); }
   const char* Base() const { return reinterpret_cast<const char*>(this); }
   char* Data() { return Base() + HeaderSize(); }

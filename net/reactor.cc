@@ -150,6 +150,7 @@ void Reactor::Run() {
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
     bool more_housekeeping = self.shard().Housekeep();
+    more_housekeeping |= ExpireStep();
 
     shards_.FlushOutbox(id_, *this);
     FlushSends();
@@ -160,7 +161,8 @@ void Reactor::Run() {
       io_uring_submit(&ring_);
       continue;
     }
-    int64_t wait_ns = std::max<int64_t>(next_cron_ns_ - now_ns_, 0);
+    // Sleep until the cron tick or the next key's deadline, whichever is first.
+    int64_t wait_ns = std::max<int64_t>(std::min(next_cron_ns_ - now_ns_, NanosToNextDeadline()), 0);
     __kernel_timespec ts{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
     self.inbox().Awake();
@@ -175,6 +177,33 @@ void Reactor::Cron(int64_t now_ns) {
   next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
   shard_thread().stats().SampleOps(now_ns);
   CloseIdle(now_ns / 1'000'000);
+}
+
+bool Reactor::ExpireStep() {
+  Shard& shard = shard_thread().shard();
+  if (shard.keys_with_ttl() == 0) return false;
+  int64_t now_ms = shard.NowMs();
+  if (shard.NextDeadline() > now_ms) return false;
+  const Config& config = shared_.server->config;
+  const int64_t max_keys = config.active_expire_keys_per_turn;
+  const int64_t budget_ns = config.active_expire_us_per_turn * 1000;
+  const int64_t start = MonotonicNanos();
+  // Small batches, so the time budget is checked often without reading the clock per key.
+  constexpr int64_t kBatch = 64;
+  for (int64_t done = 0; done < max_keys;) {
+    size_t n = shard.ExpireDue(now_ms, size_t(std::min(kBatch, max_keys - done)));
+    done += int64_t(n);
+    if (n < size_t(kBatch) || MonotonicNanos() - start >= budget_ns) break;
+  }
+  return shard.NextDeadline() <= now_ms;
+}
+
+int64_t Reactor::NanosToNextDeadline() const {
+  Shard& shard = shards_.thread(id_).shard();
+  int64_t next = shard.NextDeadline();
+  if (next == INT64_MAX) return INT64_MAX;
+  // Deadlines are wall-clock milliseconds; wake at the start of the due millisecond.
+  return std::max<int64_t>(next - shard.NowMs(), 0) * 1'000'000;
 }
 
 void Reactor::CloseIdle(int64_t now_ms) {

@@ -71,6 +71,10 @@ class Reactor final : public Waker {
   void FreeClosed();
   void Cron(int64_t now_ns);
   void CloseIdle(int64_t now_ms);
+  // Expires due keys within this turn's budget; true when more are already due.
+  bool ExpireStep();
+  // Nanoseconds until the shard's next deadline, or INT64_MAX.
+  int64_t NanosToNextDeadline() const;
   bool SetupBufferRing(std::string* error);
 
   uint32_t id_;

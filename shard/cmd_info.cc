@@ -26,6 +26,8 @@ struct ThreadReport {
   ShardStats shard;
   size_t keys = 0;
   size_t dataset_bytes = 0;
+  size_t expires = 0;
+  int64_t avg_ttl = 0;
 };
 
 struct Totals {
@@ -33,7 +35,8 @@ struct Totals {
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
-  size_t keys = 0, dataset_bytes = 0;
+  size_t keys = 0, dataset_bytes = 0, expires = 0;
+  int64_t avg_ttl = 0;  // weighted by each shard's keys with a TTL
 };
 
 Totals Sum(const std::vector<ThreadReport>& reports) {
@@ -52,6 +55,12 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.evicted_keys += r.shard.evicted_keys;
     t.keys += r.keys;
     t.dataset_bytes += r.dataset_bytes;
+    t.expires += r.expires;
+  }
+  if (t.expires > 0) {
+    double weighted = 0;
+    for (const auto& r : reports) weighted += double(r.avg_ttl) * double(r.expires);
+    t.avg_ttl = int64_t(weighted / double(t.expires));
   }
   return t;
 }
@@ -159,7 +168,9 @@ void CpuSection(std::string* out) {
 
 void KeyspaceSection(const Totals& t, std::string* out) {
   StrAppend(out, "# Keyspace\r\n");
-  if (t.keys > 0) StrAppend(out, "db0:keys=", t.keys, ",expires=0,avg_ttl=0\r\n");
+  if (t.keys > 0) {
+    StrAppend(out, "db0:keys=", t.keys, ",expires=", t.expires, ",avg_ttl=", t.avg_ttl, "\r\n");
+  }
   StrAppend(out, "\r\n");
 }
 
@@ -183,8 +194,9 @@ void Info(CoordCmd& cmd) {
   FanOut<ThreadReport>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
       [](Shard& shard, size_t) {
-        return ThreadReport{shard.thread_stats(), shard.stats(), shard.size(),
-                            shard.table().MemoryBytes()};
+        return ThreadReport{shard.thread_stats(), shard.stats(),        shard.size(),
+                            shard.MemoryBytes(),   shard.keys_with_ttl(),
+                            shard.SampleAvgTtl(shard.NowMs())};
       },
       [out, server, want](std::vector<ThreadReport>& reports) {
         Totals t = Sum(reports);

@@ -65,7 +65,12 @@ void RenameGeneric(ShardCmd& cmd, bool nx) {
   if (e == nullptr) return cmd.reply.Error(err::kNoSuchKey);
   if (src == dst) return nx ? cmd.reply.Integer(0) : cmd.reply.Ok();
   if (nx && cmd.shard.Find(dst) != nullptr) return cmd.reply.Integer(0);
-  cmd.shard.SetString(dst, e->str());
+  // The value keeps its TTL under the new name, as in Redis.
+  if (e->has_ttl()) {
+    cmd.shard.SetString(dst, e->str(), TtlMode::kSet, e->deadline());
+  } else {
+    cmd.shard.SetString(dst, e->str());
+  }
   cmd.shard.Delete(src);
   nx ? cmd.reply.Integer(1) : cmd.reply.Ok();
 }
@@ -95,25 +100,31 @@ void RenameAcross(CoordCmd& cmd, bool nx) {
         },
         [reply](std::vector<bool>&) mutable { reply(); });
   };
+  // A value copied off the source shard, with its TTL.
+  struct Moved {
+    std::string value;
+    bool has_ttl = false;
+    int64_t deadline = 0;
+  };
   AcquireThen(cmd, locks, [=] {
-    // Step 1: read both ends; the source's value is taken (removed) unless NX finds the
-    // destination present.
-    FanOut<std::optional<std::string>>(
+    // Step 1: read both ends (the destination only for whether it exists).
+    FanOut<std::optional<Moved>>(
         *self, *shards, groups->shards,
-        [=](Shard& shard, size_t gi) -> std::optional<std::string> {
+        [=](Shard& shard, size_t gi) -> std::optional<Moved> {
           const std::string& key = gi == src ? *src_key : *dst_key;
           Entry* e = shard.Find(key);
           if (e == nullptr) return std::nullopt;
-          return std::string(gi == src ? e->str() : "");
+          if (gi != src) return Moved{};
+          return Moved{std::string(e->str()), e->has_ttl(), e->has_ttl() ? e->deadline() : 0};
         },
-        [=](std::vector<std::optional<std::string>>& found) {
+        [=](std::vector<std::optional<Moved>>& found) {
           if (!found[src]) {
             return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); }); });
           }
           if (nx && found[dst]) {
             return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Integer(0); }); });
           }
-          auto value = std::make_shared<const std::string>(std::move(*found[src]));
+          auto moved = std::make_shared<const Moved>(std::move(*found[src]));
           // Step 2: delete the source, store the destination, release.
           FanOut<bool>(
               *self, *shards, groups->shards,
@@ -121,7 +132,9 @@ void RenameAcross(CoordCmd& cmd, bool nx) {
                 if (gi == src) {
                   shard.Delete(*src_key);
                 } else {
-                  shard.SetString(*dst_key, *value);
+                  shard.SetString(*dst_key, moved->value,
+                                  moved->has_ttl ? TtlMode::kSet : TtlMode::kClear,
+                                  moved->deadline);
                 }
                 ReleaseOn(shard, *locks, gi);
                 return true;

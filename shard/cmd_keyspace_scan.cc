@@ -29,7 +29,10 @@ void Keys(CoordCmd& cmd) {
       [pattern](Shard& shard, size_t) {
         std::vector<std::string> keys;
         bool all = *pattern == "*";
+        int64_t now = shard.NowMs();
         shard.table().ForEach([&](const Entry* e) {
+          // Expired keys not yet reclaimed do not exist for clients.
+          if (shard.IsExpired(e, now)) return;
           if (all || GlobMatch(*pattern, e->key())) keys.emplace_back(e->key());
         });
         return keys;
@@ -101,6 +104,7 @@ void Scan(CoordCmd& cmd) {
       [shared, position](Shard& shard, size_t) {
         Batch b;
         uint64_t pos = position;
+        int64_t now = shard.NowMs();
         std::vector<const Entry*> found;
         // Bounded like Redis: at most 10×COUNT table steps per call.
         int64_t budget = shared->count * 10;
@@ -108,6 +112,7 @@ void Scan(CoordCmd& cmd) {
           pos = shard.table().Scan(pos, [&](const Entry* e) { found.push_back(e); });
         } while (pos != 0 && --budget > 0 && int64_t(found.size()) < shared->count);
         for (const Entry* e : found) {
+          if (shard.IsExpired(e, now)) continue;
           if (shared->use_pattern && !GlobMatch(shared->pattern, e->key())) continue;
           if (shared->use_type && !EqualsIgnoreCase(shared->type, TypeName(e->type()))) {
             continue;
@@ -149,6 +154,7 @@ void RandomKey(CoordCmd& cmd) {
   struct Pick {
     size_t size = 0;
     std::string key;
+    bool found = false;
   };
   DeferredReply out(cmd);
   ShardThread* self = &cmd.self;
@@ -157,7 +163,19 @@ void RandomKey(CoordCmd& cmd) {
       [](Shard& shard, size_t) {
         Pick p;
         p.size = shard.size();
-        if (const Entry* e = shard.table().Random(shard.rng())) p.key = std::string(e->key());
+        // A few tries past keys that have expired but are not reclaimed yet.
+        int64_t now = shard.NowMs();
+        for (int tries = 0; tries < 16; ++tries) {
+          const Entry* e = shard.table().Random(shard.rng());
+          if (e == nullptr) break;
+          if (!shard.IsExpired(e, now)) {
+            p.key = std::string(e->key());
+            p.found = true;
+            break;
+          }
+        }
+        // A shard whose sampled keys were all expired offers none.
+        if (!p.found) p.size = 0;
         return p;
       },
       [out, self](std::vector<Pick>& picks) {

@@ -42,7 +42,7 @@ void Get(ShardCmd& cmd) {
 void Set(ShardCmd& cmd) {
   SetOptions opts;
   std::string error;
-  if (!ParseSetOptions(cmd.args, 3, "set", cmd.server.clock->NowUnixMillis(), &opts, &error)) {
+  if (!ParseSetOptions(cmd.args, 3, "set", cmd.shard.NowMs(), &opts, &error)) {
     return cmd.reply.Error(error);
   }
   Shard& shard = cmd.shard;
@@ -65,7 +65,8 @@ void Set(ShardCmd& cmd) {
     return;
   }
   // The reply above may still point into `old`: it has been copied out already.
-  shard.SetString(key, cmd.args[2]);
+  TtlMode ttl = opts.has_expire ? TtlMode::kSet : opts.keep_ttl ? TtlMode::kKeep : TtlMode::kClear;
+  shard.SetString(key, cmd.args[2], ttl, opts.expire_at_ms);
   if (!opts.get) cmd.reply.Ok();
 }
 
@@ -113,7 +114,7 @@ void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
   int64_t next = cur + delta;
   char buf[24];
   char* end = FormatInt64(next, buf);
-  cmd.shard.SetString(cmd.args[1], std::string_view(buf, end - buf));
+  cmd.shard.SetString(cmd.args[1], std::string_view(buf, end - buf), TtlMode::kKeep);
   cmd.reply.Integer(next);
 }
 
@@ -143,7 +144,7 @@ void IncrByFloat(ShardCmd& cmd) {
   long double next = cur + incr;
   if (std::isnan(next) || std::isinf(next)) return cmd.reply.Error(err::kNanOrInf);
   std::string text = FormatLongDouble(next);
-  cmd.shard.SetString(cmd.args[1], text);
+  cmd.shard.SetString(cmd.args[1], text, TtlMode::kKeep);
   cmd.reply.Bulk(text);
 }
 

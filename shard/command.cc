@@ -61,6 +61,7 @@ CommandTable BuildCommandTable() {
   CommandTable table;
   RegisterStringCommands(table);
   RegisterKeyspaceCommands(table);
+  RegisterExpireCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);
   return table;

@@ -112,6 +112,7 @@ class CommandTable {
 // Every command family's rows. Each lives in the file that implements the family.
 void RegisterStringCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
+void RegisterExpireCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 CommandTable BuildCommandTable();

@@ -83,6 +83,10 @@ std::vector<ConfigParam> MakeParams() {
                  c.hz = std::clamp<int64_t>(x, 1, 500);
                  return std::string();
                }});
+  p.push_back({"active-expire-keys-per-turn", IntGetter(&Config::active_expire_keys_per_turn),
+               IntSetter(&Config::active_expire_keys_per_turn, 1, INT32_MAX)});
+  p.push_back({"active-expire-us-per-turn", IntGetter(&Config::active_expire_us_per_turn),
+               IntSetter(&Config::active_expire_us_per_turn, 1, 1000000)});
   p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
                [](Config& c, std::string_view v) {
                  std::string l = ToLower(v);

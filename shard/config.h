@@ -48,6 +48,10 @@ struct Config {
   Tunable<int64_t> proto_max_bulk_len = 512LL * 1024 * 1024;
   Tunable<int64_t> timeout = 0;  // seconds a client may stay idle; 0 = forever
   Tunable<int64_t> hz = 10;
+  // Active expiry per loop turn: at most this many keys and this much time, so a million
+  // keys expiring together never stall a reactor.
+  Tunable<int64_t> active_expire_keys_per_turn = 20000;
+  Tunable<int64_t> active_expire_us_per_turn = 1000;
   std::string loglevel = "notice";
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;

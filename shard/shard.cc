@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace rc {
 
@@ -10,6 +11,11 @@ namespace {
 // holding one turn for more than a few tens of microseconds.
 constexpr size_t kIdleRehashWork = 1024;
 }  // namespace
+
+Shard::~Shard() {
+  // The table owns the entries; the heap only points at them.
+  ttl_.Clear();
+}
 
 Entry* Shard::FindForRead(std::string_view key) {
   Entry* e = Find(key);
@@ -23,46 +29,139 @@ Entry* Shard::FindForRead(std::string_view key) {
 
 Entry* Shard::Find(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
-  return table_.Find(key);
+  Entry* e = table_.Find(key);
+  if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs()) {
+    ExpireEntry(e);
+    return nullptr;
+  }
+  return e;
 }
 
-void Shard::SetString(std::string_view key, std::string_view value) {
+Entry* Shard::Link(EntryPtr e) {
+  Entry* raw = table_.Insert(std::move(e));
+  if (raw->has_ttl()) ttl_.Push(raw);
+  return raw;
+}
+
+EntryPtr Shard::Unlink(Entry* e) {
+  if (e->has_ttl()) ttl_.Remove(e->heap_index());
+  return table_.Detach(e->key());
+}
+
+Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
+  Entry* raw = fresh.get();
+  if (old_entry->has_ttl() && raw->has_ttl()) {
+    uint32_t index = old_entry->heap_index();
+    table_.Replace(old_entry, std::move(fresh));  // frees old_entry
+    ttl_.Replace(index, raw);
+  } else {
+    if (old_entry->has_ttl()) ttl_.Remove(old_entry->heap_index());
+    table_.Replace(old_entry, std::move(fresh));
+    if (raw->has_ttl()) ttl_.Push(raw);
+  }
+  return raw;
+}
+
+void Shard::ExpireEntry(Entry* e) {
+  ++stats_.expired_keys;
+  EntryPtr gone = Unlink(e);
+  if (expiry_listener_ != nullptr) expiry_listener_->OnExpired(id_, gone->key());
+}
+
+Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode ttl,
+                        int64_t deadline_ms) {
   RC_DCHECK_OWNER(thread_check_);
-  Entry* e = table_.Find(key);
-  if (e != nullptr && e->type() == ValueType::kString && value.size() <= e->StrCapacity() &&
-      value.size() + 64 >= e->StrCapacity()) {
+  Entry* e = Find(key);
+  bool want_ttl = ttl == TtlMode::kSet || (ttl == TtlMode::kKeep && e != nullptr && e->has_ttl());
+  if (ttl == TtlMode::kKeep && want_ttl) deadline_ms = e->deadline();
+  if (e != nullptr && e->type() == ValueType::kString && e->has_ttl() == want_ttl &&
+      value.size() <= e->StrCapacity() && value.size() + 64 >= e->StrCapacity()) {
     // Same-size overwrites (the cache workload) reuse the allocation; a much smaller
     // value gets a fresh, smaller one so memory is not held by past peaks.
     std::memmove(e->MutableStr(), value.data(), value.size());
     e->SetStrLen(value.size());
-    return;
+    if (want_ttl && e->deadline() != deadline_ms) {
+      e->set_deadline(deadline_ms);
+      ttl_.Update(e->heap_index());
+    }
+    return e;
   }
-  EntryPtr fresh = Entry::MakeString(key, value);
-  if (e != nullptr) {
-    table_.Replace(e, std::move(fresh));
-  } else {
-    table_.Insert(std::move(fresh));
-  }
+  EntryPtr fresh = Entry::MakeString(key, value, 0, want_ttl);
+  if (want_ttl) fresh->set_deadline(deadline_ms);
+  return e != nullptr ? Swap(e, std::move(fresh)) : Link(std::move(fresh));
 }
 
 bool Shard::Delete(std::string_view key) {
-  RC_DCHECK_OWNER(thread_check_);
-  return table_.Detach(key) != nullptr;
+  Entry* e = Find(key);
+  if (e == nullptr) return false;
+  Unlink(e);
+  return true;
 }
 
 Entry* Shard::GrowString(Entry* e, size_t capacity) {
   RC_DCHECK_OWNER(thread_check_);
-  EntryPtr fresh = Entry::MakeString(e->key(), e->str(), capacity);
-  Entry* raw = fresh.get();
-  table_.Replace(e, std::move(fresh));
-  return raw;
+  return Swap(e, Entry::Reshape(*e, e->has_ttl(), capacity));
+}
+
+Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (e->has_ttl()) {
+    e->set_deadline(deadline_ms);
+    ttl_.Update(e->heap_index());
+    return e;
+  }
+  EntryPtr fresh = Entry::Reshape(*e, true);
+  fresh->set_deadline(deadline_ms);
+  return Swap(e, std::move(fresh));
+}
+
+Entry* Shard::Persist(Entry* e) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (!e->has_ttl()) return e;
+  return Swap(e, Entry::Reshape(*e, false));
 }
 
 void Shard::Flush() {
   RC_DCHECK_OWNER(thread_check_);
+  ttl_.Clear();
+  ttl_.ShrinkIfSparse();
   table_.Clear();
 }
 
+size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
+  RC_DCHECK_OWNER(thread_check_);
+  size_t n = 0;
+  while (n < max_keys && !ttl_.empty() && ttl_.Top()->deadline() <= now_ms) {
+    ExpireEntry(ttl_.Top());
+    ++n;
+  }
+  if (n > 0 && ttl_.empty()) ttl_.ShrinkIfSparse();
+  return n;
+}
+
+int64_t Shard::SampleAvgTtl(int64_t now_ms) {
+  if (ttl_.empty()) return 0;
+  constexpr int kSamples = 20;
+  int64_t sum = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    const Entry* e = ttl_.At(absl::Uniform<uint32_t>(rng_, 0, uint32_t(ttl_.size())));
+    sum += std::max<int64_t>(e->deadline() - now_ms, 0);
+  }
+  return sum / kSamples;
+}
+
 bool Shard::Housekeep() { return table_.RehashStep(kIdleRehashWork); }
+
+void Shard::VerifyTtl() const {
+  table_.Verify();
+  ttl_.Verify([](Entry* const& e) { return e->heap_index(); });
+  size_t with_ttl = 0;
+  table_.ForEach([&](const Entry* e) { with_ttl += e->has_ttl() ? 1 : 0; });
+  if (with_ttl != ttl_.size()) {
+    std::fprintf(stderr, "Shard: %zu keys have a TTL, the heap holds %zu\n", with_ttl,
+                 ttl_.size());
+    std::abort();
+  }
+}
 
 }  // namespace rc

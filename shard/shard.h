@@ -1,6 +1,13 @@
 #pragma once
-// One worker thread's slice of the keyspace. Nothing here is locked: only the owning
-// thread may call any method (DCHECKed through OwnerCheck in debug builds).
+// One worker thread's slice of the keyspace: its table, its TTL heap, its counters.
+// Nothing here is locked: only the owning thread may call any method (DCHECKed through
+// OwnerCheck in debug builds).
+//
+// Expiry. Every lookup checks the key's deadline first and deletes an expired key before
+// answering (lazy). The reactor also calls ExpireDue() every loop turn with a work bound,
+// popping the earliest deadlines off a 4-ary heap of entries (active), and sleeps no
+// longer than NextDeadline(). Entries carry their deadline and heap index themselves
+// (core/entry.h), so the heap holds one pointer per key with a TTL.
 
 #include <cstdint>
 #include <string_view>
@@ -10,6 +17,8 @@
 #include "shard/key_locks.h"
 #include "shard/stats.h"
 #include "shard/thread_check.h"
+#include "timers/clock.h"
+#include "timers/indexed_heap.h"
 
 namespace rc {
 
@@ -20,29 +29,68 @@ struct ShardStats {
   uint64_t evicted_keys = 0;
 };
 
+// What a write does to the key's TTL.
+enum class TtlMode {
+  kClear,  // SET, GETSET, MSET: the new value has no TTL
+  kKeep,   // INCR, APPEND, SETRANGE, SET KEEPTTL: the TTL stays as it was
+  kSet,    // SET EX/PX/EXAT/PXAT, SETEX: the TTL becomes the given deadline
+};
+
+// Told about every key that expires (actively or lazily), on the shard's thread.
+class ExpiryListener {
+ public:
+  virtual ~ExpiryListener() = default;
+  virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
+};
+
 class Shard {
  public:
-  Shard(uint32_t id, ThreadStats* thread_stats) : id_(id), thread_stats_(thread_stats) {}
+  Shard(uint32_t id, ThreadStats* thread_stats, const Clock* clock)
+      : id_(id), thread_stats_(thread_stats), clock_(clock) {}
+  ~Shard();
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
   uint32_t id() const { return id_; }
+  int64_t NowMs() const { return clock_->NowUnixMillis(); }
 
   // Lookup for reads: counts hits and misses as Redis's keyspace_hits/misses do.
   Entry* FindForRead(std::string_view key);
-  // Lookup for writes and existence checks: no hit/miss accounting.
+  // Lookup for writes and existence checks: no hit/miss accounting. An expired key is
+  // deleted and reads as absent.
   Entry* Find(std::string_view key);
-  // Inserts or overwrites `key` with a string value.
-  void SetString(std::string_view key, std::string_view value);
+  // Inserts or overwrites `key` with a string value; see TtlMode. Returns the entry.
+  Entry* SetString(std::string_view key, std::string_view value, TtlMode ttl = TtlMode::kClear,
+                   int64_t deadline_ms = 0);
   // Removes the key; returns whether it existed.
   bool Delete(std::string_view key);
   // Reallocates `e` so its value can hold `capacity` bytes; returns the new entry, whose
-  // value bytes equal the old ones.
+  // value bytes and TTL equal the old ones.
   Entry* GrowString(Entry* e, size_t capacity);
+  // Gives `e` the deadline (adding a TTL reallocates it); returns the entry.
+  Entry* SetDeadline(Entry* e, int64_t deadline_ms);
+  // Removes `e`'s TTL (reallocating it); returns the entry.
+  Entry* Persist(Entry* e);
+  bool IsExpired(const Entry* e, int64_t now_ms) const {
+    return e->has_ttl() && e->deadline() <= now_ms;
+  }
   void Flush();
+
+  // Active expiry: deletes up to `max_keys` keys whose deadline is ≤ now; returns how many.
+  size_t ExpireDue(int64_t now_ms, size_t max_keys);
+  // The earliest deadline, or INT64_MAX when no key has a TTL.
+  int64_t NextDeadline() const {
+    return ttl_.empty() ? INT64_MAX : ttl_.Top()->deadline();
+  }
+  size_t keys_with_ttl() const { return ttl_.size(); }
+  // Mean remaining TTL in ms over a sample of keys with a TTL (INFO's avg_ttl).
+  int64_t SampleAvgTtl(int64_t now_ms);
+  void set_expiry_listener(ExpiryListener* l) { expiry_listener_ = l; }
 
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }
+  // Allocator bytes of entries, buckets and the TTL heap.
+  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes(); }
   ShardStats& stats() { return stats_; }
   // Counters of the thread that owns this shard (connections, commands, bytes).
   ThreadStats& thread_stats() { return *thread_stats_; }
@@ -54,14 +102,30 @@ class Shard {
   KeyLocks& locks() { return locks_; }
 
   ThreadCheck& thread_check() { return thread_check_; }
+  void VerifyTtl() const;
 
  private:
+  struct HeapTraits {
+    static int64_t Deadline(Entry* const& e) { return e->deadline(); }
+    static void SetIndex(Entry* const& e, uint32_t i) { e->set_heap_index(i); }
+  };
+  using TtlHeap = IndexedHeap<Entry*, HeapTraits, 4>;
+
+  // Table and heap bookkeeping around entries coming and going.
+  Entry* Link(EntryPtr e);
+  EntryPtr Unlink(Entry* e);
+  Entry* Swap(Entry* old_entry, EntryPtr fresh);
+  void ExpireEntry(Entry* e);
+
   uint32_t id_;
   ThreadStats* thread_stats_;
+  const Clock* clock_;
   EntryTable table_;
+  TtlHeap ttl_;
   ShardStats stats_;
   absl::BitGen rng_;
   KeyLocks locks_;
+  ExpiryListener* expiry_listener_ = nullptr;
   ThreadCheck thread_check_;
 };
 

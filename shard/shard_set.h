@@ -18,7 +18,8 @@ namespace rc {
 
 class ShardThread {
  public:
-  ShardThread(uint32_t id, size_t threads) : id_(id), shard_(id, &stats_), outbox_(threads) {}
+  ShardThread(uint32_t id, size_t threads, const Clock* clock)
+      : id_(id), shard_(id, &stats_, clock), outbox_(threads) {}
 
   uint32_t id() const { return id_; }
   // Owner thread only.
@@ -44,7 +45,7 @@ class ShardThread {
 
 class ShardSet {
  public:
-  explicit ShardSet(size_t threads);
+  ShardSet(size_t threads, const Clock* clock);
 
   size_t size() const { return threads_.size(); }
   ShardThread& thread(uint32_t i) { return *threads_[i]; }

@@ -48,3 +48,38 @@ TEST(Entry, NarrowCapacityNeverExceedsLengthByte) {
 
 }  // namespace
 }  // namespace rc
+
+namespace rc {
+namespace {
+
+TEST(Entry, TtlFieldsOnlyWhenAsked) {
+  EntryPtr plain = Entry::MakeString("key:00000001", std::string(32, 'v'));
+  EXPECT_FALSE(plain->has_ttl());
+  EntryPtr timed = Entry::MakeString("key:00000001", std::string(32, 'v'), 0, true);
+  ASSERT_TRUE(timed->has_ttl());
+  timed->set_deadline(1'700'000'000'123);
+  timed->set_heap_index(42);
+  EXPECT_EQ(timed->deadline(), 1'700'000'000'123);
+  EXPECT_EQ(timed->heap_index(), 42u);
+  EXPECT_EQ(timed->key(), "key:00000001");
+  EXPECT_EQ(timed->str(), std::string(32, 'v'));
+  // 12 extra bytes: the cache-sized key and value still fit glibc's 80-byte chunk.
+  EXPECT_LE(timed->AllocatedBytes(), 72u);
+}
+
+TEST(Entry, ReshapeKeepsKeyValueAndDeadline) {
+  EntryPtr timed = Entry::MakeString(std::string(300, 'k'), std::string(1000, 'x'), 0, true);
+  timed->set_deadline(99);
+  timed->set_heap_index(7);
+  EntryPtr bigger = Entry::Reshape(*timed, true, 5000);
+  EXPECT_EQ(bigger->deadline(), 99);
+  EXPECT_EQ(bigger->heap_index(), 7u);
+  EXPECT_GE(bigger->StrCapacity(), 5000u);
+  EntryPtr plain = Entry::Reshape(*timed, false);
+  EXPECT_FALSE(plain->has_ttl());
+  EXPECT_EQ(plain->key(), std::string(300, 'k'));
+  EXPECT_EQ(plain->str(), std::string(1000, 'x'));
+}
+
+}  // namespace
+}  // namespace rc

@@ -72,7 +72,7 @@ class RecordingSink final : public ReplySink {
 class ShardHarness final : public Waker {
  public:
   explicit ShardHarness(size_t threads)
-      : table_(BuildCommandTable()), shards_(threads), dispatcher_(table_, shards_, server_),
+      : table_(BuildCommandTable()), shards_(threads, &clock_), dispatcher_(table_, shards_, server_),
         wake_(threads) {
     server_.clock = &clock_;
     server_.commands = &table_;

@@ -1,0 +1,264 @@
+#pragma once
+// A hierarchical timing wheel for one shard's key deadlines: insert, remove and renew are
+// O(1), and expiry can be cut into bounded steps so a reactor turn never stalls on a
+// million keys that share one deadline.
+//
+// Design. Deadlines are absolute milliseconds (int64, >= 0). The wheel has kLevels levels
+// of kSlots (256) slots; level k's slots are 256^k ms wide, so five levels cover 2^40 ms
+// (34.8 years) at 1 ms resolution at level 0. Each slot is an intrusive list of TimerHooks
+// (embedded in the caller's node: next, pprev, deadline = 24 bytes); a slot's head is one
+// pointer, and a bitmap per level marks non-empty slots.
+//
+// An item with deadline d is placed by the highest bit in which d differs from now_ (the
+// first millisecond not yet processed): that bit's 8-bit group is its level, and d's
+// digit in that group its slot. So every item at level k shares now_'s digits above k and
+// has a larger digit at k: all occupied slots lie ahead of now_ without wrapping, every
+// item at level k is later than every item below k, and the first occupied slot of the
+// lowest non-empty level holds the earliest deadlines. Items whose d differs from now_
+// above bit 40 wait in an overflow list; deadlines already behind now_ in a due list.
+//
+// Call flow (all on the owning shard's thread):
+//
+//   Insert/Renew ─▶ Place: due list | level/slot by (d XOR now_) | overflow list
+//   ExpireUpTo(now, budget, cb)
+//     loop: due list ─▶ cb
+//           a partly moved slot of level >= 1 (left by a budget stop) ─▶ finish moving it
+//           first occupied slot of the lowest non-empty level:
+//             level 0, start <= now      ─▶ cb for each (all share one deadline)
+//             level k, start <= now + 1  ─▶ cascade: each item due ─▶ cb, else re-Place
+//                                           (it lands on a lower level)
+//             only overflow left          ─▶ jump to its earliest 2^40 block, re-Place
+//           stop when the next slot starts after now, or the budget is spent
+//
+// Work: an item is moved at most kLevels - 1 times between insert and expiry; one step of
+// ExpireUpTo handles at most `max_items` items (delivered or moved), so a reactor turn can
+// bound its time. The callback receives the hook already unlinked; it may free the node
+// and may insert, renew or remove any timer (including the one it was given).
+
+#include <bit>
+#include <cassert>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+
+namespace rc {
+
+// Embedded in the timed object. Linked while pprev != nullptr.
+struct TimerHook {
+  TimerHook* next = nullptr;
+  TimerHook** pprev = nullptr;  // the previous hook's `next`, or the slot's head
+  int64_t deadline = 0;         // absolute ms
+
+  bool linked() const { return pprev != nullptr; }
+};
+
+class TimingWheel {
+ public:
+  static constexpr int kSlotBits = 8;
+  static constexpr int kSlots = 1 << kSlotBits;
+  static constexpr int kLevels = 5;
+  static constexpr int kWheelBits = kSlotBits * kLevels;  // 40: 34.8 years
+  static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
+
+  // `now_ms`: the current time; deadlines before it are due at the first expiry call.
+  explicit TimingWheel(int64_t now_ms = 0);
+  TimingWheel(const TimingWheel&) = delete;
+  TimingWheel& operator=(const TimingWheel&) = delete;
+
+  size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  // Bytes of the wheel itself (slot heads, bitmaps); the hooks live in the nodes.
+  static constexpr size_t MemoryBytes() { return sizeof(TimingWheel); }
+
+  // Arms an unlinked hook. Any deadline is accepted; one at or before the last expiry
+  // call's time is delivered by the next call.
+  void Insert(TimerHook* h, int64_t deadline_ms) {
+    assert(!h->linked());
+    h->deadline = deadline_ms;
+    Place(h);
+    ++size_;
+  }
+  // Disarms the hook; harmless if it is not linked.
+  void Remove(TimerHook* h) {
+    if (!h->linked()) return;
+    Unlink(h);
+    --size_;
+  }
+  // Moves the deadline, earlier or later (arms the hook if it is not linked).
+  void Renew(TimerHook* h, int64_t deadline_ms) {
+    if (h->linked()) {
+      Unlink(h);
+      --size_;
+    }
+    Insert(h, deadline_ms);
+  }
+
+  // Delivers every hook whose deadline <= now_ms, each exactly once, unlinked, to
+  // cb(TimerHook*). Not in deadline order. Returns how many were delivered.
+  template <typename Cb>
+  size_t Advance(int64_t now_ms, Cb&& cb) {
+    size_t n = 0;
+    ExpireUpTo(now_ms, std::numeric_limits<size_t>::max(), [&](TimerHook* h) {
+      ++n;
+      cb(h);
+    });
+    return n;
+  }
+
+  // As Advance, but handles at most `max_items` hooks (each delivery and each move of an
+  // item to a lower level counts one). Returns true if it stopped at that budget: call
+  // again (with the same or a later time) to go on. false: everything due was delivered.
+  template <typename Cb>
+  bool ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb);
+
+  // A lower bound of the earliest deadline still pending (exact when it is within the
+  // current 256 ms slot range), or kNever when empty. A value <= the last time passed to
+  // ExpireUpTo means "call it again now". Sleep until this, then call ExpireUpTo: a wake-up
+  // at a coarse slot's start moves its items down and yields a finer hint.
+  int64_t NextDeadlineHint() const;
+
+  // Aborts with a message unless every list, bitmap bit, placement and the size agree.
+  void Verify() const;
+
+ private:
+  static constexpr int kHeads = kSlots * kLevels;
+  static constexpr int kWords = kHeads / 64;
+  static constexpr int kWordsPerLevel = kSlots / 64;
+
+  struct Slot {
+    int level;
+    int slot;
+    int64_t start;  // first ms the slot covers
+  };
+
+  static void Link(TimerHook** head, TimerHook* h) {
+    h->next = *head;
+    if (h->next != nullptr) h->next->pprev = &h->next;
+    *head = h;
+    h->pprev = head;
+  }
+  void Unlink(TimerHook* h) {
+    TimerHook* next = h->next;
+    *h->pprev = next;
+    if (next != nullptr) {
+      next->pprev = h->pprev;
+    } else {
+      // Was it alone in a wheel slot? Then that slot is now empty.
+      uintptr_t off = uintptr_t(h->pprev) - uintptr_t(&heads_[0]);
+      if (off < sizeof(heads_)) ClearBit(int(off / sizeof(TimerHook*)));
+    }
+    h->next = nullptr;
+    h->pprev = nullptr;
+  }
+  void Place(TimerHook* h) {
+    if (h->deadline < now_) return Link(&due_, h);
+    uint64_t diff = uint64_t(h->deadline) ^ uint64_t(now_);
+    if (diff >> kWheelBits) return Link(&overflow_, h);
+    int level = diff == 0 ? 0 : (63 - std::countl_zero(diff)) / kSlotBits;
+    int slot = int(uint64_t(h->deadline) >> (level * kSlotBits)) & (kSlots - 1);
+    int i = level * kSlots + slot;
+    Link(&heads_[i], h);
+    bits_[i / 64] |= uint64_t{1} << (i % 64);
+  }
+  void ClearBit(int i) { bits_[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+  bool Bit(int i) const { return (bits_[i / 64] >> (i % 64)) & 1; }
+  static int Digit(int64_t t, int level) {
+    return int(uint64_t(t) >> (level * kSlotBits)) & (kSlots - 1);
+  }
+  // First ms of `slot` at `level` in now_'s block of that level.
+  int64_t SlotStart(int level, int slot) const {
+    const int shift = (level + 1) * kSlotBits;
+    return int64_t((uint64_t(now_) >> shift << shift) | (uint64_t(slot) << (level * kSlotBits)));
+  }
+  // The slot to handle next: a partly moved one, else the first of the lowest non-empty
+  // level. false when the levels are empty.
+  bool NextSlot(Slot* out) const;
+  // The earliest 2^40 ms block an overflow item lies in (kNever if none).
+  int64_t OverflowStart() const;
+  // Moves the overflow list into the wheel (delivering what is due) after now_ jumped.
+  template <typename Cb>
+  void DrainOverflow(int64_t t, size_t* work, Cb& cb);
+
+  int64_t now_;  // every deadline < now_ has been delivered or sits in due_
+  size_t size_ = 0;
+  TimerHook* due_ = nullptr;
+  TimerHook* overflow_ = nullptr;
+  uint64_t bits_[kWords] = {};
+  TimerHook* heads_[kHeads] = {};
+};
+
+template <typename Cb>
+bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
+  // Time never runs backwards here, and t + 1 must not overflow.
+  const int64_t t = now_ms < now_ - 1 ? now_ - 1 : now_ms == kNever ? kNever - 1 : now_ms;
+  size_t work = 0;
+  for (;;) {
+    while (TimerHook* h = due_) {
+      if (work >= max_items) return true;
+      ++work;
+      Unlink(h);
+      --size_;
+      cb(h);
+    }
+    Slot s;
+    if (!NextSlot(&s)) {
+      int64_t start = overflow_ == nullptr ? kNever : OverflowStart();
+      if (start > t + 1) break;
+      if (work >= max_items) return true;
+      now_ = start;
+      DrainOverflow(t, &work, cb);
+      continue;
+    }
+    TimerHook** head = &heads_[s.level * kSlots + s.slot];
+    if (s.level == 0) {
+      if (s.start > t) break;
+      now_ = s.start;  // all of this slot's items have deadline == s.start
+      while (TimerHook* h = *head) {
+        if (work >= max_items) return true;
+        ++work;
+        Unlink(h);
+        --size_;
+        cb(h);
+      }
+      now_ = s.start + 1;
+    } else {
+      // start == t + 1 is cascaded too, so that now_ = t + 1 below keeps every occupied
+      // slot of level >= 1 strictly ahead of now_.
+      if (s.start > t + 1) break;
+      if (s.start > now_) now_ = s.start;
+      while (TimerHook* h = *head) {
+        if (work >= max_items) return true;
+        ++work;
+        Unlink(h);
+        if (h->deadline <= t) {
+          --size_;
+          cb(h);
+        } else {
+          Place(h);  // same digits as now_ down to this level: lands lower
+        }
+      }
+    }
+  }
+  if (t + 1 > now_) now_ = t + 1;
+  return false;
+}
+
+template <typename Cb>
+void TimingWheel::DrainOverflow(int64_t t, size_t* work, Cb& cb) {
+  // Detach the list first: items still beyond 2^40 ms go back onto overflow_.
+  TimerHook* pending = overflow_;
+  overflow_ = nullptr;
+  if (pending != nullptr) pending->pprev = &pending;
+  while (TimerHook* h = pending) {
+    ++*work;  // rare (once per 34.8 years of clock): not cut short by the budget
+    Unlink(h);
+    if (h->deadline <= t) {
+      --size_;
+      cb(h);
+    } else {
+      Place(h);
+    }
+  }
+}
+
+}  // namespace rc
