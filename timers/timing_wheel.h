@@ -123,6 +123,7 @@ class TimingWheel {
  private:
   static constexpr int kHeads = kSlots * kLevels;
   static constexpr int kWords = kHeads / 64;
+  static constexpr uint64_t kWheelMask = (uint64_t{1} << kWheelBits) - 1;
   static constexpr int kWordsPerLevel = kSlots / 64;
 
   struct Slot {
@@ -205,6 +206,7 @@ bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
       int64_t start = overflow_ == nullptr ? kNever : OverflowStart();
       if (start > t + 1) break;
       if (work >= max_items) return true;
+      assert(start > now_);
       now_ = start;
       DrainOverflow(t, &work, cb);
       continue;
@@ -221,6 +223,9 @@ bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
         cb(h);
       }
       now_ = s.start + 1;
+      // Crossed into a new 2^40 ms block: the wheel is empty (its items all lay in the
+      // old one), and overflow items of this block must be placed before anything else.
+      if (overflow_ != nullptr && (uint64_t(now_) & kWheelMask) == 0) DrainOverflow(t, &work, cb);
     } else {
       // start == t + 1 is cascaded too, so that now_ = t + 1 below keeps every occupied
       // slot of level >= 1 strictly ahead of now_.

@@ -105,6 +105,25 @@ class ShardHarness final : public Waker {
   }
 
   ManualClock& clock() { return clock_; }
+  void AdvanceMillis(int64_t ms) { clock_.AdvanceMillis(ms); }
+
+  // Runs active expiry on every shard, as each reactor does once per loop turn, and
+  // returns how many keys expired. Checks each shard's TTL bookkeeping afterwards.
+  size_t ExpireDueEverywhere(size_t max_keys_per_shard = SIZE_MAX) {
+    size_t total = 0;
+    for (uint32_t i = 0; i < shards_.size(); ++i) {
+      std::promise<size_t> done;
+      auto result = done.get_future();
+      Inject(i, [this, i, max_keys_per_shard, &done] {
+        Shard& s = shards_.thread(i).shard();
+        size_t n = s.ExpireDue(s.NowMs(), max_keys_per_shard);
+        s.VerifyTtl();
+        done.set_value(n);
+      });
+      total += result.get();
+    }
+    return total;
+  }
   ServerState& server() { return server_; }
   ShardSet& shards() { return shards_; }
 
