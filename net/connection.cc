@@ -124,6 +124,16 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
   MarkDirty();
 }
 
+void Connection::Push(std::string resp) {
+  if (closing_) return;
+  if (slots_.empty()) {
+    out_ += resp;
+  } else {
+    slots_.push_back(Slot{std::move(resp), true});
+  }
+  MarkDirty();
+}
+
 void Connection::Resume() {
   if (!held_) return;
   held_ = false;

@@ -37,6 +37,7 @@ class Connection final : public ReplySink {
   uint64_t Defer() override;
   void Fulfill(uint64_t slot, std::string resp) override;
   void Resume() override;
+  void Push(std::string resp) override;
 
   int fd() const { return fd_; }
   ClientState& client() { return client_; }

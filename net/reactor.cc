@@ -152,6 +152,7 @@ void Reactor::Run() {
     bool more_housekeeping = self.shard().Housekeep();
     more_housekeeping |= ExpireStep();
 
+    self.events().Flush(self, shards_);
     shards_.FlushOutbox(id_, *this);
     FlushSends();
     FreeClosed();
@@ -341,6 +342,7 @@ void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
   idle_.Remove(&c->idle);
+  DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
   // Ends the armed receive (it completes with 0) and any send in flight; the fd itself
   // stays open until the connection is freed, so its number cannot be reused under us.
   ::shutdown(c->fd(), SHUT_RDWR);

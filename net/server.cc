@@ -102,7 +102,7 @@ bool Server::Start(std::string* error) {
   wake_ring_ready_ = true;
   state_.wake_all = [this] { WakeAll(); };
 
-  shards_ = std::make_unique<ShardSet>(size_t(n), state_.clock);
+  shards_ = std::make_unique<ShardSet>(size_t(n), &state_);
   dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();

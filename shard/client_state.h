@@ -3,6 +3,7 @@
 // the connection, on its thread.
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -28,6 +29,12 @@ struct ClientState {
   absl::flat_hash_map<std::string, int> locking_keys;
   int locking_whole = 0;  // whole-shard commands (FLUSHALL, KEYS, DBSIZE) still locking
   bool Locking() const { return locking_whole > 0 || !locking_keys.empty(); }
+
+  // Pub/sub: while a RESP2 client has any subscription it may only (un)subscribe, PING,
+  // QUIT and RESET.
+  std::set<std::string> channels;
+  std::set<std::string> patterns;
+  size_t Subscriptions() const { return channels.size() + patterns.size(); }
 };
 
 }  // namespace rc

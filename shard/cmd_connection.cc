@@ -13,6 +13,13 @@ namespace {
 
 void Ping(CoordCmd& cmd) {
   if (cmd.args.size() > 2) return cmd.reply.Error(WrongArityError("ping"));
+  if (cmd.client.Subscriptions() > 0) {
+    // A subscribed RESP2 client gets PING's answer in the shape of a message.
+    cmd.reply.ArrayLen(2);
+    cmd.reply.Bulk("pong");
+    cmd.reply.Bulk(cmd.args.size() == 2 ? cmd.args[1] : "");
+    return;
+  }
   if (cmd.args.size() == 2) return cmd.reply.Bulk(cmd.args[1]);
   cmd.reply.SimpleString("PONG");
 }
@@ -109,9 +116,9 @@ void RegisterConnectionCommands(CommandTable& t) {
     t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord,
                       {"@connection"}});
   };
-  row("ping", -1, kCmdFast, Ping);
+  row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
   row("echo", 2, kCmdFast, Echo);
-  row("quit", -1, kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale, Quit);
+  row("quit", -1, kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk, Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
   row("client", -2, kCmdLoading | kCmdStale, Client);
 }

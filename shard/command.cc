@@ -62,6 +62,7 @@ CommandTable BuildCommandTable() {
   RegisterStringCommands(table);
   RegisterKeyspaceCommands(table);
   RegisterExpireCommands(table);
+  RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);
   return table;

@@ -37,6 +37,8 @@ enum CmdFlag : uint32_t {
   kCmdNoAuth = 1 << 8,
   kCmdPubSub = 1 << 9,
   kCmdNoMulti = 1 << 10,
+  // Allowed while a RESP2 client is subscribed (ringcache-internal; COMMAND omits it).
+  kCmdSubscribeOk = 1 << 11,
 };
 
 // A command running on the thread that owns every key it names. Runs on that shard's
@@ -113,6 +115,7 @@ class CommandTable {
 void RegisterStringCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
+void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 CommandTable BuildCommandTable();

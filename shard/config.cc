@@ -5,6 +5,7 @@
 
 #include "core/numbers.h"
 #include "core/split_args.h"
+#include "shard/notify.h"
 #include "core/strings.h"
 
 namespace rc {
@@ -87,6 +88,17 @@ std::vector<ConfigParam> MakeParams() {
                IntSetter(&Config::active_expire_keys_per_turn, 1, INT32_MAX)});
   p.push_back({"active-expire-us-per-turn", IntGetter(&Config::active_expire_us_per_turn),
                IntSetter(&Config::active_expire_us_per_turn, 1, 1000000)});
+  p.push_back({"notify-keyspace-events",
+               [](const Config& c) { return FormatNotifyFlags(c.notify_keyspace_events); },
+               [](Config& c, std::string_view v) {
+                 int64_t flags = ParseNotifyFlags(v);
+                 if (flags < 0) {
+                   return std::string(
+                       "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+                 }
+                 c.notify_keyspace_events = flags;
+                 return std::string();
+               }});
   p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
                [](Config& c, std::string_view v) {
                  std::string l = ToLower(v);
@@ -109,7 +121,6 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back(Accepted("dir", "."));
   p.push_back(Accepted("dbfilename", "dump.rdb"));
   p.push_back(Accepted("io-threads", "1"));
-  p.push_back(Accepted("notify-keyspace-events", ""));
   p.push_back(Accepted("logfile", ""));
   p.push_back(Accepted("tcp-keepalive", "300"));
   p.push_back(Accepted("supervised", "no"));

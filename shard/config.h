@@ -53,6 +53,7 @@ struct Config {
   Tunable<int64_t> active_expire_keys_per_turn = 20000;
   Tunable<int64_t> active_expire_us_per_turn = 1000;
   std::string loglevel = "notice";
+  Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;
 

@@ -51,6 +51,12 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     reply.Error(WrongArityError(spec->name));
     return;
   }
+  if (client.Subscriptions() > 0 && !(spec->flags & kCmdSubscribeOk)) {
+    reply.Error(StrCat("ERR Can't execute '", spec->name,
+                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                       "allowed in this context"));
+    return;
+  }
   if (spec->on_shard != nullptr && spec->first_key > 0) {
     int last = spec->last_key < 0 ? int(args.size()) + spec->last_key : spec->last_key;
     if (last >= int(args.size())) last = int(args.size()) - 1;

@@ -18,6 +18,8 @@ class ReplySink {
   // reading because a later command had to wait for that (Dispatcher::MustWait), it goes
   // on now.
   virtual void Resume() = 0;
+  // An out-of-band message (pub/sub): queued after every reply already owed.
+  virtual void Push(std::string resp) = 0;
 };
 
 }  // namespace rc

@@ -28,6 +28,9 @@ struct ServerState {
   std::string executable;
   int bound_port = 0;
   std::atomic<uint64_t> next_client_id{1};
+  // Channel and pattern subscriptions of all clients: keyspace events are skipped
+  // entirely while it is zero.
+  std::atomic<int64_t> pubsub_subscriptions{0};
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

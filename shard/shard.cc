@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "shard/server_state.h"
+
 namespace rc {
 
 namespace {
@@ -11,6 +13,8 @@ namespace {
 // holding one turn for more than a few tens of microseconds.
 constexpr size_t kIdleRehashWork = 1024;
 }  // namespace
+
+int64_t Shard::NowMs() const { return server_->clock->NowUnixMillis(); }
 
 Shard::~Shard() {
   // The table owns the entries; the heap only points at them.

@@ -15,12 +15,14 @@
 #include "absl/random/random.h"
 #include "core/entry_table.h"
 #include "shard/key_locks.h"
+#include "shard/pubsub.h"
 #include "shard/stats.h"
 #include "shard/thread_check.h"
-#include "timers/clock.h"
 #include "timers/indexed_heap.h"
 
 namespace rc {
+
+struct ServerState;
 
 struct ShardStats {
   uint64_t keyspace_hits = 0;
@@ -45,14 +47,15 @@ class ExpiryListener {
 
 class Shard {
  public:
-  Shard(uint32_t id, ThreadStats* thread_stats, const Clock* clock)
-      : id_(id), thread_stats_(thread_stats), clock_(clock) {}
+  Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server)
+      : id_(id), thread_stats_(thread_stats), server_(server) {}
   ~Shard();
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
 
   uint32_t id() const { return id_; }
-  int64_t NowMs() const { return clock_->NowUnixMillis(); }
+  // Wall-clock milliseconds from the server's clock (a ManualClock in tests).
+  int64_t NowMs() const;
 
   // Lookup for reads: counts hits and misses as Redis's keyspace_hits/misses do.
   Entry* FindForRead(std::string_view key);
@@ -100,6 +103,8 @@ class Shard {
 
   // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
   KeyLocks& locks() { return locks_; }
+  // Pub/sub subscriptions of this thread's connections.
+  PubSub& pubsub() { return pubsub_; }
 
   ThreadCheck& thread_check() { return thread_check_; }
   void VerifyTtl() const;
@@ -119,12 +124,13 @@ class Shard {
 
   uint32_t id_;
   ThreadStats* thread_stats_;
-  const Clock* clock_;
+  const ServerState* server_;
   EntryTable table_;
   TtlHeap ttl_;
   ShardStats stats_;
   absl::BitGen rng_;
   KeyLocks locks_;
+  PubSub pubsub_;
   ExpiryListener* expiry_listener_ = nullptr;
   ThreadCheck thread_check_;
 };

@@ -10,10 +10,10 @@ size_t ShardThread::RunInbox() {
   return n;
 }
 
-ShardSet::ShardSet(size_t threads, const Clock* clock) {
+ShardSet::ShardSet(size_t threads, const ServerState* server) {
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) {
-    threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, clock));
+    threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, server));
   }
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/key_slot.h"
 #include "shard/mailbox.h"
+#include "shard/notify.h"
 #include "shard/shard.h"
 #include "shard/stats.h"
 
@@ -18,13 +19,17 @@ namespace rc {
 
 class ShardThread {
  public:
-  ShardThread(uint32_t id, size_t threads, const Clock* clock)
-      : id_(id), shard_(id, &stats_, clock), outbox_(threads) {}
+  ShardThread(uint32_t id, size_t threads, const ServerState* server)
+      : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
+    shard_.set_expiry_listener(&events_);
+  }
 
   uint32_t id() const { return id_; }
   // Owner thread only.
   Shard& shard() { return shard_; }
   ThreadStats& stats() { return stats_; }
+  // Keyspace events raised on this thread, published once per loop turn.
+  ExpiredEvents& events() { return events_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn.
   void Post(uint32_t dest, Task task) { outbox_.Add(dest, std::move(task)); }
   Outbox& outbox() { return outbox_; }
@@ -38,6 +43,7 @@ class ShardThread {
   uint32_t id_;
   ThreadStats stats_;
   Shard shard_;
+  ExpiredEvents events_;
   Outbox outbox_;
   Inbox inbox_;
   std::vector<Task> draining_;
@@ -45,7 +51,7 @@ class ShardThread {
 
 class ShardSet {
  public:
-  ShardSet(size_t threads, const Clock* clock);
+  ShardSet(size_t threads, const ServerState* server);
 
   size_t size() const { return threads_.size(); }
   ShardThread& thread(uint32_t i) { return *threads_[i]; }

@@ -48,7 +48,7 @@ int64_t TimingWheel::OverflowStart() const {
 }
 
 int64_t TimingWheel::NextDeadlineHint() const {
-  if (due_ != nullptr) return now_ - 1;
+  if (due_ != nullptr) return due_min_;
   Slot s;
   if (NextSlot(&s)) return s.level > 0 && s.start <= now_ ? now_ - 1 : s.start;
   if (overflow_ != nullptr) return OverflowStart();
@@ -68,6 +68,7 @@ void TimingWheel::Verify() const {
   };
   walk(&due_, [&](const TimerHook* h) {
     if (h->deadline >= now_) Fail("due item not yet due");
+    if (h->deadline < due_min_) Fail("due item before due_min_");
   });
   walk(&overflow_, [&](const TimerHook* h) {
     if (h->deadline < now_) Fail("overflow item is due");

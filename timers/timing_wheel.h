@@ -152,7 +152,10 @@ class TimingWheel {
     h->pprev = nullptr;
   }
   void Place(TimerHook* h) {
-    if (h->deadline < now_) return Link(&due_, h);
+    if (h->deadline < now_) {
+      if (h->deadline < due_min_) due_min_ = h->deadline;
+      return Link(&due_, h);
+    }
     uint64_t diff = uint64_t(h->deadline) ^ uint64_t(now_);
     if (diff >> kWheelBits) return Link(&overflow_, h);
     int level = diff == 0 ? 0 : (63 - std::countl_zero(diff)) / kSlotBits;
@@ -183,6 +186,7 @@ class TimingWheel {
   int64_t now_;  // every deadline < now_ has been delivered or sits in due_
   size_t size_ = 0;
   TimerHook* due_ = nullptr;
+  int64_t due_min_ = kNever;  // <= every deadline in due_
   TimerHook* overflow_ = nullptr;
   uint64_t bits_[kWords] = {};
   TimerHook* heads_[kHeads] = {};
@@ -201,9 +205,11 @@ bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
       --size_;
       cb(h);
     }
+    due_min_ = kNever;
     Slot s;
     if (!NextSlot(&s)) {
-      int64_t start = overflow_ == nullptr ? kNever : OverflowStart();
+      if (overflow_ == nullptr) break;
+      const int64_t start = OverflowStart();
       if (start > t + 1) break;
       if (work >= max_items) return true;
       assert(start > now_);

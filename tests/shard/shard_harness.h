@@ -52,6 +52,24 @@ class RecordingSink final : public ReplySink {
     if (on_release) std::exchange(on_release, nullptr)();
   }
   void Hold() { held_ = true; }
+  // Pub/sub messages land here (and in `out` after any reply already owed).
+  void Push(std::string resp) override {
+    {
+      std::lock_guard<std::mutex> lock(pushed_mu);
+      pushed.push_back(resp);
+    }
+    if (slots_.empty()) {
+      out += resp;
+    } else {
+      slots_.push_back({std::move(resp), true});
+    }
+  }
+  std::vector<std::string> Pushed() {
+    std::lock_guard<std::mutex> lock(pushed_mu);
+    return pushed;
+  }
+  std::mutex pushed_mu;
+  std::vector<std::string> pushed;
   bool Idle() const { return slots_.empty(); }
   bool held() const { return held_; }
 
@@ -72,7 +90,7 @@ class RecordingSink final : public ReplySink {
 class ShardHarness final : public Waker {
  public:
   explicit ShardHarness(size_t threads)
-      : table_(BuildCommandTable()), shards_(threads, &clock_), dispatcher_(table_, shards_, server_),
+      : table_(BuildCommandTable()), shards_(threads, &server_), dispatcher_(table_, shards_, server_),
         wake_(threads) {
     server_.clock = &clock_;
     server_.commands = &table_;
@@ -87,18 +105,38 @@ class ShardHarness final : public Waker {
     for (auto& t : threads_) t.join();
   }
 
+  // A connection that lives across several Run calls (a pub/sub subscriber, say).
+  struct Client {
+    uint32_t home = 0;
+    std::shared_ptr<RecordingSink> sink = std::make_shared<RecordingSink>();
+    std::shared_ptr<ClientState> state = std::make_shared<ClientState>();
+  };
+  Client Connect(uint32_t home) {
+    Client c;
+    c.home = home;
+    return c;
+  }
+
   // Dispatches one command as a connection on thread `home` would, and waits for its
   // complete reply (RESP bytes).
   std::string Run(std::vector<std::string> args, uint32_t home = 0) {
     return RunPipeline({std::move(args)}, home);
   }
+  std::string Run(Client& c, std::vector<std::string> args) {
+    return RunPipeline({std::move(args)}, c);
+  }
 
   // Several commands from one connection, back to back, replies concatenated in order.
   std::string RunPipeline(std::vector<std::vector<std::string>> cmds, uint32_t home = 0) {
+    Client c = Connect(home);
+    return RunPipeline(std::move(cmds), c);
+  }
+  std::string RunPipeline(std::vector<std::vector<std::string>> cmds, Client& c) {
     auto done = std::make_shared<std::promise<std::string>>();
     auto result = done->get_future();
-    auto sink = std::make_shared<RecordingSink>();
-    auto client = std::make_shared<ClientState>();
+    auto sink = c.sink;
+    auto client = c.state;
+    uint32_t home = c.home;
     auto pipeline = std::make_shared<Pipeline>(Pipeline{std::move(cmds), home, sink, client, done});
     Inject(home, [this, pipeline] { Continue(pipeline, 0); });
     return result.get();
@@ -181,7 +219,10 @@ class ShardHarness final : public Waker {
   // Re-checks on the home thread until every deferred reply has arrived.
   void WatchUntilIdle(uint32_t home, std::shared_ptr<RecordingSink> sink,
                       std::shared_ptr<std::promise<std::string>> done) {
-    if (sink->Idle()) return done->set_value(sink->out);
+    if (sink->Idle()) {
+      done->set_value(std::exchange(sink->out, std::string()));
+      return;
+    }
     shards_.thread(home).Post(home, [this, home, sink, done] { WatchUntilIdle(home, sink, done); });
   }
 
@@ -190,6 +231,7 @@ class ShardHarness final : public Waker {
     self.shard().thread_check().Bind();
     while (!stop_.load()) {
       self.RunInbox();
+      self.events().Flush(self, shards_);
       shards_.FlushOutbox(id, *this);
       if (!self.inbox().PrepareToSleep()) continue;
       WakeState& w = *wake_[id];
