@@ -150,16 +150,21 @@ void Reactor::Run() {
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
     bool more_housekeeping = self.shard().Housekeep();
-    more_housekeeping |= ExpireStep();
-
-    self.events().Flush(self, shards_);
-    shards_.FlushOutbox(id_, *this);
-    FlushSends();
-    FreeClosed();
+    if (ExpiryDue()) {
+      // Replies of this turn leave before the expiry work, so a mass expiry delays no
+      // request by more than one expiry budget.
+      FlushAll();
+      io_uring_submit(&ring_);
+      more_housekeeping |= ExpireStep();
+    }
+    FlushAll();
 
     if (more_housekeeping || self.inbox().HasWork() || io_uring_cq_ready(&ring_) > 0 ||
         !self.inbox().PrepareToSleep()) {
-      io_uring_submit(&ring_);
+      // Not sleeping, but completions must still come in: with DEFER_TASKRUN the kernel
+      // only runs a ring's pending work (finished receives, accepts) when asked to
+      // get events, so a plain submit would starve the network while we are busy.
+      io_uring_submit_and_get_events(&ring_);
       continue;
     }
     // Sleep until the cron tick or the next key's deadline, whichever is first.
@@ -180,11 +185,22 @@ void Reactor::Cron(int64_t now_ns) {
   CloseIdle(now_ns / 1'000'000);
 }
 
+void Reactor::FlushAll() {
+  ShardThread& self = shard_thread();
+  self.events().Flush(self, shards_);
+  shards_.FlushOutbox(id_, *this);
+  FlushSends();
+  FreeClosed();
+}
+
+bool Reactor::ExpiryDue() const {
+  Shard& shard = shards_.thread(id_).shard();
+  return shard.keys_with_ttl() > 0 && shard.NextDeadline() <= shard.NowMs();
+}
+
 bool Reactor::ExpireStep() {
   Shard& shard = shard_thread().shard();
-  if (shard.keys_with_ttl() == 0) return false;
   int64_t now_ms = shard.NowMs();
-  if (shard.NextDeadline() > now_ms) return false;
   const Config& config = shared_.server->config;
   const int64_t max_keys = config.active_expire_keys_per_turn;
   const int64_t budget_ns = config.active_expire_us_per_turn * 1000;

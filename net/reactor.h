@@ -71,8 +71,13 @@ class Reactor final : public Waker {
   void FreeClosed();
   void Cron(int64_t now_ns);
   void CloseIdle(int64_t now_ms);
+  // Whether some key's deadline has passed.
+  bool ExpiryDue() const;
   // Expires due keys within this turn's budget; true when more are already due.
   bool ExpireStep();
+  // Hands this turn's events and posts to other threads, queues sends, frees closed
+  // connections.
+  void FlushAll();
   // Nanoseconds until the shard's next deadline, or INT64_MAX.
   int64_t NanosToNextDeadline() const;
   bool SetupBufferRing(std::string* error);

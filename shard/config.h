@@ -51,7 +51,7 @@ struct Config {
   // Active expiry per loop turn: at most this many keys and this much time, so a million
   // keys expiring together never stall a reactor.
   Tunable<int64_t> active_expire_keys_per_turn = 20000;
-  Tunable<int64_t> active_expire_us_per_turn = 1000;
+  Tunable<int64_t> active_expire_us_per_turn = 500;
   std::string loglevel = "notice";
   Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
