@@ -80,14 +80,18 @@ void TimingWheel::Verify() const {
     const int shift = (level + 1) * kSlotBits;
     for (int slot = 0; slot < kSlots; ++slot) {
       const int i = level * kSlots + slot;
-      if (Bit(i) != (heads_[i] != nullptr)) Fail("bitmap disagrees with slot");
-      walk(&heads_[i], [&](const TimerHook* h) {
-        if (h->deadline < now_) Fail("item in the wheel is overdue");
-        if (shift < 64 && (uint64_t(h->deadline) >> shift) != (uint64_t(now_) >> shift)) {
-          Fail("item's upper digits differ from now");
-        }
-        if (Digit(h->deadline, level) != slot) Fail("item in the wrong slot");
-      });
+      bool occupied = false;
+      for (int lane = 0; lane < kLanes; ++lane) {
+        occupied |= heads_[i * kLanes + lane] != nullptr;
+        walk(&heads_[i * kLanes + lane], [&](const TimerHook* h) {
+          if (h->deadline < now_) Fail("item in the wheel is overdue");
+          if (shift < 64 && (uint64_t(h->deadline) >> shift) != (uint64_t(now_) >> shift)) {
+            Fail("item's upper digits differ from now");
+          }
+          if (Digit(h->deadline, level) != slot) Fail("item in the wrong slot");
+        });
+      }
+      if (Bit(i) != occupied) Fail("bitmap disagrees with slot");
     }
   }
   if (count != size_) Fail("size does not match the lists");

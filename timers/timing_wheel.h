@@ -5,9 +5,10 @@
 //
 // Design. Deadlines are absolute milliseconds (int64, >= 0). The wheel has kLevels levels
 // of kSlots (256) slots; level k's slots are 256^k ms wide, so five levels cover 2^40 ms
-// (34.8 years) at 1 ms resolution at level 0. Each slot is an intrusive list of TimerHooks
-// (embedded in the caller's node: next, pprev, deadline = 24 bytes); a slot's head is one
-// pointer, and a bitmap per level marks non-empty slots.
+// (34.8 years) at 1 ms resolution at level 0. Each slot holds intrusive lists of
+// TimerHooks (embedded in the caller's node: next, pprev, deadline = 24 bytes), kLanes
+// of them filled in turn so that emptying a slot is not one long chain of dependent cache
+// misses; a bitmap per level marks non-empty slots. The wheel itself is ~80 KiB.
 //
 // An item with deadline d is placed by the highest bit in which d differs from now_ (the
 // first millisecond not yet processed): that bit's 8-bit group is its level, and d's
@@ -58,6 +59,7 @@ class TimingWheel {
   static constexpr int kSlots = 1 << kSlotBits;
   static constexpr int kLevels = 5;
   static constexpr int kWheelBits = kSlotBits * kLevels;  // 40: 34.8 years
+  static constexpr int kLanes = 8;                        // lists per slot
   static constexpr int64_t kNever = std::numeric_limits<int64_t>::max();
 
   // `now_ms`: the current time; deadlines before it are due at the first expiry call.
@@ -84,8 +86,14 @@ class TimingWheel {
     Unlink(h);
     --size_;
   }
-  // Moves the deadline, earlier or later (arms the hook if it is not linked).
+  // Moves the deadline, earlier or later (arms the hook if it is not linked). A deadline
+  // that stays in the hook's slot (common for heartbeats: coarse slots are 256 ms to
+  // 4.7 h wide) only rewrites the hook.
   void Renew(TimerHook* h, int64_t deadline_ms) {
+    if (h->linked() && SameSlot(h->deadline, deadline_ms)) {
+      h->deadline = deadline_ms;
+      return;
+    }
     if (h->linked()) {
       Unlink(h);
       --size_;
@@ -108,6 +116,8 @@ class TimingWheel {
   // As Advance, but handles at most `max_items` hooks (each delivery and each move of an
   // item to a lower level counts one). Returns true if it stopped at that budget: call
   // again (with the same or a later time) to go on. false: everything due was delivered.
+  // Time never runs backwards: a now_ms below an earlier call's acts as that one. A
+  // deadline of kNever never fires.
   template <typename Cb>
   bool ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb);
 
@@ -121,8 +131,8 @@ class TimingWheel {
   void Verify() const;
 
  private:
-  static constexpr int kHeads = kSlots * kLevels;
-  static constexpr int kWords = kHeads / 64;
+  static constexpr int kSlotCount = kSlots * kLevels;
+  static constexpr int kWords = kSlotCount / 64;
   static constexpr uint64_t kWheelMask = (uint64_t{1} << kWheelBits) - 1;
   static constexpr int kWordsPerLevel = kSlots / 64;
 
@@ -144,9 +154,9 @@ class TimingWheel {
     if (next != nullptr) {
       next->pprev = h->pprev;
     } else {
-      // Was it alone in a wheel slot? Then that slot is now empty.
+      // Was it alone in a wheel slot's lane? Then the slot may now be empty.
       uintptr_t off = uintptr_t(h->pprev) - uintptr_t(&heads_[0]);
-      if (off < sizeof(heads_)) ClearBit(int(off / sizeof(TimerHook*)));
+      if (off < sizeof(heads_)) MaybeClearBit(int(off / sizeof(TimerHook*)) / kLanes);
     }
     h->next = nullptr;
     h->pprev = nullptr;
@@ -158,13 +168,32 @@ class TimingWheel {
     }
     uint64_t diff = uint64_t(h->deadline) ^ uint64_t(now_);
     if (diff >> kWheelBits) return Link(&overflow_, h);
-    int level = diff == 0 ? 0 : (63 - std::countl_zero(diff)) / kSlotBits;
-    int slot = int(uint64_t(h->deadline) >> (level * kSlotBits)) & (kSlots - 1);
-    int i = level * kSlots + slot;
-    Link(&heads_[i], h);
+    const int level = LevelOf(diff);
+    const int i = level * kSlots + Digit(h->deadline, level);
+    Link(&heads_[i * kLanes + lane_], h);
+    lane_ = (lane_ + 1) & (kLanes - 1);
     bits_[i / 64] |= uint64_t{1} << (i % 64);
   }
-  void ClearBit(int i) { bits_[i / 64] &= ~(uint64_t{1} << (i % 64)); }
+  static int LevelOf(uint64_t diff) {
+    return diff == 0 ? 0 : (63 - std::countl_zero(diff)) / kSlotBits;
+  }
+  // Whether a linked item with deadline `a` may take deadline `b` without moving. Both in
+  // the wheel, same level, same digit there. (If a's slot is one a budget stop left half
+  // moved, b then also lies in that slot's range, which is all the slot requires.)
+  bool SameSlot(int64_t a, int64_t b) const {
+    if (a < now_ || b < now_) return false;
+    const uint64_t da = uint64_t(a) ^ uint64_t(now_);
+    const uint64_t db = uint64_t(b) ^ uint64_t(now_);
+    if ((da | db) >> kWheelBits) return false;
+    const int level = LevelOf(da);
+    return level == LevelOf(db) && Digit(a, level) == Digit(b, level);
+  }
+  void MaybeClearBit(int i) {
+    for (int j = 0; j < kLanes; ++j) {
+      if (heads_[i * kLanes + j] != nullptr) return;
+    }
+    bits_[i / 64] &= ~(uint64_t{1} << (i % 64));
+  }
   bool Bit(int i) const { return (bits_[i / 64] >> (i % 64)) & 1; }
   static int Digit(int64_t t, int level) {
     return int(uint64_t(t) >> (level * kSlotBits)) & (kSlots - 1);
@@ -182,14 +211,21 @@ class TimingWheel {
   // Moves the overflow list into the wheel (delivering what is due) after now_ jumped.
   template <typename Cb>
   void DrainOverflow(int64_t t, size_t* work, Cb& cb);
+  // Empties slot `i`: delivers items due by `t`, re-places the others. false if the
+  // budget ran out first.
+  template <typename Cb>
+  bool DrainSlot(int i, int64_t t, size_t max_items, size_t* work, Cb& cb);
 
   int64_t now_;  // every deadline < now_ has been delivered or sits in due_
   size_t size_ = 0;
   TimerHook* due_ = nullptr;
   int64_t due_min_ = kNever;  // <= every deadline in due_
   TimerHook* overflow_ = nullptr;
+  unsigned lane_ = 0;  // the lane the next Place uses
   uint64_t bits_[kWords] = {};
-  TimerHook* heads_[kHeads] = {};
+  // Each slot is kLanes lists, filled in turn, so that walking a slot keeps kLanes cache
+  // misses in flight instead of one (a single list is a chain of dependent loads).
+  alignas(64) TimerHook* heads_[kSlotCount * kLanes] = {};  // one cache line per slot
 };
 
 template <typename Cb>
@@ -217,17 +253,11 @@ bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
       DrainOverflow(t, &work, cb);
       continue;
     }
-    TimerHook** head = &heads_[s.level * kSlots + s.slot];
+    const int i = s.level * kSlots + s.slot;
     if (s.level == 0) {
       if (s.start > t) break;
       now_ = s.start;  // all of this slot's items have deadline == s.start
-      while (TimerHook* h = *head) {
-        if (work >= max_items) return true;
-        ++work;
-        Unlink(h);
-        --size_;
-        cb(h);
-      }
+      if (!DrainSlot(i, t, max_items, &work, cb)) return true;
       now_ = s.start + 1;
       // Crossed into a new 2^40 ms block: the wheel is empty (its items all lay in the
       // old one), and overflow items of this block must be placed before anything else.
@@ -237,21 +267,36 @@ bool TimingWheel::ExpireUpTo(int64_t now_ms, size_t max_items, Cb&& cb) {
       // slot of level >= 1 strictly ahead of now_.
       if (s.start > t + 1) break;
       if (s.start > now_) now_ = s.start;
-      while (TimerHook* h = *head) {
-        if (work >= max_items) return true;
-        ++work;
-        Unlink(h);
-        if (h->deadline <= t) {
-          --size_;
-          cb(h);
-        } else {
-          Place(h);  // same digits as now_ down to this level: lands lower
-        }
-      }
+      // Items not yet due share now_'s digits down to this level: they land lower.
+      if (!DrainSlot(i, t, max_items, &work, cb)) return true;
     }
   }
   if (t + 1 > now_) now_ = t + 1;
   return false;
+}
+
+template <typename Cb>
+bool TimingWheel::DrainSlot(int i, int64_t t, size_t max_items, size_t* work, Cb& cb) {
+  TimerHook** lanes = &heads_[i * kLanes];
+  for (bool any = true; any;) {
+    any = false;
+    for (int j = 0; j < kLanes; ++j) {
+      TimerHook* h = lanes[j];
+      if (h == nullptr) continue;
+      if (*work >= max_items) return false;
+      any = true;
+      ++*work;
+      Unlink(h);
+      if (lanes[j] != nullptr) __builtin_prefetch(lanes[j], 1);
+      if (h->deadline <= t) {
+        --size_;
+        cb(h);
+      } else {
+        Place(h);
+      }
+    }
+  }
+  return true;
 }
 
 template <typename Cb>

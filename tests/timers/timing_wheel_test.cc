@@ -39,31 +39,46 @@ class WheelHarness {
   // From well in the past to beyond the wheel's 2^40 ms span, with slot edges favoured.
   int64_t RandomDeadline() {
     switch (Rand(12)) {
-      case 0: return now_ - Rand(5'000);
-      case 1: return now_ + Rand(3);
-      case 2: return now_ + Rand(300);
-      case 3: return now_ + Rand(70'000);
-      case 4: return now_ + Rand(20'000'000);
-      case 5: return now_ + Rand(3 * kYear);
-      case 6: return now_ + (int64_t{1} << 40) + Rand(int64_t{1} << 42);  // overflow list
+      case 0:
+        return now_ - Rand(5'000);
+      case 1:
+        return now_ + Rand(3);
+      case 2:
+        return now_ + Rand(300);
+      case 3:
+        return now_ + Rand(70'000);
+      case 4:
+        return now_ + Rand(20'000'000);
+      case 5:
+        return now_ + Rand(3 * kYear);
+      case 6:
+        return now_ + (int64_t{1} << 40) + Rand(int64_t{1} << 42);  // overflow list
       case 7: {
         // Just around the next boundary of some level.
         const int shift = 8 * int(1 + Rand(5));
         const int64_t edge = (now_ >> shift << shift) + (int64_t{1} << shift);
         return edge + Rand(3) - 1;
       }
-      default: return now_ + Rand(5'000);
+      default:
+        return now_ + Rand(5'000);
     }
   }
   int64_t RandomStep() {
     switch (Rand(10)) {
-      case 0: return 0;
-      case 1: return 1;
-      case 2: return Rand(300);
-      case 3: return Rand(70'000);
-      case 4: return Rand(20'000'000);
-      case 5: return Rand(kYear);
-      default: return Rand(20);
+      case 0:
+        return 0;
+      case 1:
+        return 1;
+      case 2:
+        return Rand(300);
+      case 3:
+        return Rand(70'000);
+      case 4:
+        return Rand(20'000'000);
+      case 5:
+        return Rand(kYear);
+      default:
+        return Rand(20);
     }
   }
 
@@ -127,8 +142,8 @@ void RunRandom(int64_t start, uint64_t seed, int ops) {
       if (!n->hook.linked()) w.Insert(n, w.RandomDeadline());
     } else if (kind < 55) {
       // Heartbeat renewal (later), or a deadline moved earlier.
-      const int64_t d = n->hook.linked() && w.Rand(2) ? n->hook.deadline + w.Rand(30'000)
-                                                       : w.RandomDeadline();
+      const int64_t d =
+          n->hook.linked() && w.Rand(2) ? n->hook.deadline + w.Rand(30'000) : w.RandomDeadline();
       w.Renew(n, d);
     } else if (kind < 62) {
       w.Remove(n);
@@ -248,7 +263,8 @@ TEST(TimingWheel, SameDeadlineInBoundedSteps) {
 TEST(TimingWheel, SleepingUntilTheHint) {
   // A caller that only wakes at the hint delivers each timer on time, after a few
   // coarse wake-ups.
-  for (int64_t delay : std::initializer_list<int64_t>{0, 1, 255, 256, 1000, 65'536, 3'600'000, 40 * kYear}) {
+  for (int64_t delay :
+       std::initializer_list<int64_t>{0, 1, 255, 256, 1000, 65'536, 3'600'000, 40 * kYear}) {
     WheelHarness w(1, kBase + 17, 1);
     w.Insert(&w.nodes_[0], w.now_ + delay);
     int wakeups = 0;
