@@ -22,6 +22,12 @@ class ReplyBuilder {
   void NullBulk() { out_->append("$-1\r\n", 5); }
   void NullArray() { out_->append("*-1\r\n", 5); }
   void ArrayLen(size_t n);
+  // A HELP reply: Redis sends its lines as an array of simple strings.
+  template <size_t N>
+  void HelpLines(const char* const (&lines)[N]) {
+    ArrayLen(N);
+    for (const char* l : lines) SimpleString(l);
+  }
   // Already-encoded RESP (a reply computed on another thread).
   void Raw(std::string_view resp) { out_->append(resp); }
 

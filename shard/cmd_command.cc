@@ -74,17 +74,20 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.Integer(0);
 }
 
-void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
+// One entry of COMMAND INFO. A container (CONFIG, CLIENT, ...) reports no flags of its own
+// and only @slow, as Redis does; its subcommands carry the row's flags and categories.
+void Entry(const CommandSpec& spec, std::string_view name, int arity, bool container,
+           ReplyBuilder& rb) {
   rb.ArrayLen(10);
-  rb.Bulk(spec.name);
-  rb.Integer(spec.arity);
-  auto flags = FlagNames(spec.flags);
+  rb.Bulk(name);
+  rb.Integer(arity);
+  auto flags = FlagNames(container ? 0 : spec.flags);
   rb.ArrayLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
   rb.Integer(spec.first_key);
   rb.Integer(spec.last_key);
   rb.Integer(spec.step);
-  auto cats = AclCategories(spec);
+  auto cats = container ? std::vector<std::string>{"@slow"} : AclCategories(spec);
   rb.ArrayLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
   rb.ArrayLen(0);  // tips
@@ -94,7 +97,18 @@ void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
   } else {
     rb.ArrayLen(0);
   }
-  rb.ArrayLen(0);  // subcommands
+  if (!container) {
+    rb.ArrayLen(0);
+    return;
+  }
+  rb.ArrayLen(spec.subcommands.size());
+  for (const auto& [sub, sub_arity] : spec.subcommands) {
+    Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
+  }
+}
+
+void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
+  Entry(spec, spec.name, spec.arity, !spec.subcommands.empty(), rb);
 }
 
 std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
@@ -219,7 +233,9 @@ void Command(CoordCmd& cmd) {
 
 void RegisterCommandCommand(CommandTable& t) {
   t.Add(CommandSpec{"command", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Command,
-                    {"@connection"}});
+                    {"@connection"}})
+      .subcommands = {{"count", 2}, {"info", -2}, {"list", -2}, {"docs", -2},
+                      {"getkeys", -4}, {"help", 2}};
 }
 
 }  // namespace rc

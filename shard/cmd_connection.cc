@@ -63,8 +63,7 @@ void ClientHelp(ReplyBuilder& reply) {
       "HELP",
       "    Print this help.",
   };
-  reply.ArrayLen(std::size(kLines));
-  for (const char* l : kLines) reply.SimpleString(l);
+  reply.HelpLines(kLines);
 }
 
 void Client(CoordCmd& cmd) {
@@ -112,15 +111,17 @@ void Client(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterConnectionCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord,
+  auto row = [&t](std::string name, int arity, uint32_t flags,
+                  CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord,
                       {"@connection"}});
   };
   row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
   row("echo", 2, kCmdFast, Echo);
   row("quit", -1, kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk, Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
-  row("client", -2, kCmdLoading | kCmdStale, Client);
+  row("client", -2, kCmdLoading | kCmdStale, Client).subcommands = {
+      {"id", 2}, {"getname", 2}, {"setname", 3}, {"setinfo", 4}, {"help", 2}};
 }
 
 }  // namespace rc

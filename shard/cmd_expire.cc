@@ -103,7 +103,8 @@ void PTtl(ShardCmd& cmd) {
   ReplyTtl(cmd, [](int64_t at, int64_t now) { return std::max<int64_t>(at - now, 0); });
 }
 void ExpireTime(ShardCmd& cmd) {
-  ReplyTtl(cmd, [](int64_t at, int64_t) { return at / 1000; });
+  // Rounded to the nearest second, as Redis does.
+  ReplyTtl(cmd, [](int64_t at, int64_t) { return (at + 500) / 1000; });
 }
 void PExpireTime(ShardCmd& cmd) {
   ReplyTtl(cmd, [](int64_t at, int64_t) { return at; });
@@ -131,14 +132,15 @@ void SetExGeneric(ShardCmd& cmd, bool seconds) {
 void SetEx(ShardCmd& cmd) { SetExGeneric(cmd, true); }
 void PSetEx(ShardCmd& cmd) { SetExGeneric(cmd, false); }
 
-// GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]
+// GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. Redis's order of checks:
+// option syntax, then the key (nil, WRONGTYPE), then the expire value.
 void GetEx(ShardCmd& cmd) {
   enum { kNone, kEx, kPx, kExAt, kPxAt, kPersist } unit = kNone;
   std::string_view expire_arg;
   for (size_t i = 2; i < cmd.args.size(); ++i) {
     std::string_view opt = cmd.args[i];
     bool has_next = i + 1 < cmd.args.size();
-    if (EqualsIgnoreCase(opt, "persist") && unit == kNone) {
+    if (EqualsIgnoreCase(opt, "persist") && (unit == kNone || unit == kPersist)) {
       unit = kPersist;
     } else if (has_next && unit != kPersist &&
                ((EqualsIgnoreCase(opt, "ex") && (unit == kNone || unit == kEx)) ||
@@ -154,6 +156,9 @@ void GetEx(ShardCmd& cmd) {
       return cmd.reply.Error(err::kSyntax);
     }
   }
+  Entry* e = cmd.shard.FindForRead(cmd.args[1]);
+  if (e == nullptr) return cmd.reply.NullBulk();
+  if (e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
   int64_t now = cmd.shard.NowMs();
   int64_t at = 0;
   if (unit != kNone && unit != kPersist) {
@@ -163,9 +168,6 @@ void GetEx(ShardCmd& cmd) {
       return cmd.reply.Error(error);
     }
   }
-  Entry* e = cmd.shard.FindForRead(cmd.args[1]);
-  if (e == nullptr) return cmd.reply.NullBulk();
-  if (e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
   cmd.reply.Bulk(e->str());
   if (unit == kPersist) {
     cmd.shard.Persist(e);

@@ -163,19 +163,29 @@ void RandomKey(CoordCmd& cmd) {
       [](Shard& shard, size_t) {
         Pick p;
         p.size = shard.size();
-        // A few tries past keys that have expired but are not reclaimed yet.
+        // Like Redis, RANDOMKEY reclaims the expired keys it draws and draws again. Redis
+        // does so without bound; here, after a run of expired draws, the shard reclaims
+        // its due keys in deadline order (cheaper than drawing them one by one), for at
+        // most kBudget keys so a mass expiry cannot stall this thread.
+        constexpr size_t kDrawsPerRound = 64, kReclaimPerRound = 16384, kBudget = 65536;
         int64_t now = shard.NowMs();
-        for (int tries = 0; tries < 16; ++tries) {
-          const Entry* e = shard.table().Random(shard.rng());
-          if (e == nullptr) break;
-          if (!shard.IsExpired(e, now)) {
-            p.key = std::string(e->key());
-            p.found = true;
-            break;
+        for (size_t reclaimed = 0; !p.found && reclaimed < kBudget;) {
+          for (size_t draw = 0; draw < kDrawsPerRound; ++draw) {
+            const Entry* e = shard.table().Random(shard.rng());
+            if (e == nullptr) break;
+            if (!shard.IsExpired(e, now)) {
+              p.key = std::string(e->key());
+              p.found = true;
+              break;
+            }
+            shard.Find(std::string(e->key()));
+            ++reclaimed;
           }
+          if (p.found || shard.NextDeadline() > now) break;
+          reclaimed += shard.ExpireDue(now, kReclaimPerRound);
         }
         // A shard whose sampled keys were all expired offers none.
-        if (!p.found) p.size = 0;
+        p.size = p.found ? shard.size() : 0;
         return p;
       },
       [out, self](std::vector<Pick>& picks) {

@@ -152,7 +152,22 @@ void PubSubCommand(CoordCmd& cmd) {
           for (auto& p : parts) names.insert(p.begin(), p.end());
           out.Send([n = names.size()](ReplyBuilder& rb) { rb.Integer(int64_t(n)); });
         });
+  } else if (sub == "help") {
+    static const char* const kLines[] = {
+        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CHANNELS [<pattern>]",
+        "    Return the currently active channels matching a <pattern> (default: '*').",
+        "NUMPAT",
+        "    Return number of subscriptions to patterns.",
+        "NUMSUB [<channel> ...]",
+        "    Return the number of subscribers for the specified channels, excluding",
+        "    pattern subscriptions(default: no channels).",
+        "HELP",
+        "    Prints this help.",
+    };
+    cmd.reply.HelpLines(kLines);
   } else {
+    // Past the dispatcher's checks, only CHANNELS with too many patterns lands here.
     cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
                            cmd.args[1].substr(0, 128), "'. Try PUBSUB HELP."));
   }
@@ -168,8 +183,9 @@ void DropSubscriptions(PubSub& ps, ClientState& client, ReplySink* sink, ServerS
 }
 
 void RegisterPubSubCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@pubsub"}});
+  auto row = [&t](std::string name, int arity, uint32_t flags,
+                  CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@pubsub"}});
   };
   const uint32_t kPs = kCmdPubSub | kCmdNoScript | kCmdLoading | kCmdStale | kCmdSubscribeOk;
   row("subscribe", -2, kPs, Subscribe);
@@ -177,7 +193,8 @@ void RegisterPubSubCommands(CommandTable& t) {
   row("unsubscribe", -1, kPs, Unsubscribe);
   row("punsubscribe", -1, kPs, PUnsubscribe);
   row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast, Publish);
-  row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand);
+  row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand).subcommands = {
+      {"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
 }
 
 }  // namespace rc

@@ -94,19 +94,28 @@ void ConfigResetStat(CoordCmd& cmd) {
       [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
 }
 
+void ConfigHelp(ReplyBuilder& reply) {
+  static const char* const kLines[] = {
+      "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GET <pattern>",
+      "    Return parameters matching the glob-like <pattern> and their values.",
+      "SET <directive> <value>",
+      "    Set the configuration <directive> to <value>.",
+      "RESETSTAT",
+      "    Reset statistics reported by the INFO command.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply.HelpLines(kLines);
+}
+
+// The dispatcher has checked the subcommand's name and arity against the row.
 void ConfigCommand(CoordCmd& cmd) {
   std::string sub = ToLower(cmd.args[1]);
-  if (sub == "get") {
-    if (cmd.args.size() < 3) return cmd.reply.Error(WrongArityError("config|get"));
-    return ConfigGet(cmd);
-  }
+  if (sub == "get") return ConfigGet(cmd);
   if (sub == "set") return ConfigSet(cmd);
-  if (sub == "resetstat") {
-    if (cmd.args.size() != 2) return cmd.reply.Error(WrongArityError("config|resetstat"));
-    return ConfigResetStat(cmd);
-  }
-  cmd.reply.Error(StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128),
-                               "'. Try CONFIG HELP."));
+  if (sub == "resetstat") return ConfigResetStat(cmd);
+  ConfigHelp(cmd.reply);
 }
 
 void Time(CoordCmd& cmd) {
@@ -138,10 +147,12 @@ void Shutdown(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterServerCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
+  auto row = [&t](std::string name, int arity, uint32_t flags,
+                  CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
   };
-  row("config", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, ConfigCommand);
+  row("config", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, ConfigCommand)
+      .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"help", 2}};
   row("time", 1, kCmdLoading | kCmdStale | kCmdFast, Time);
   row("shutdown", -1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
       Shutdown);

@@ -22,6 +22,11 @@ size_t CommandTable::Slot(std::string_view name) {
   return h & (kSlots - 1);
 }
 
+std::string CommandSpec::FullName(ArgList args) const {
+  if (subcommands.empty() || args.size() < 2) return name;
+  return StrCat(name, "|", ToLower(args[1]));
+}
+
 std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
   std::vector<size_t> positions;
   KeyPositions(args.size(), &positions);
@@ -31,7 +36,7 @@ std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
   return keys;
 }
 
-void CommandTable::Add(CommandSpec spec) {
+CommandSpec& CommandTable::Add(CommandSpec spec) {
   bool multi_key = spec.first_key > 0 && spec.last_key != spec.first_key;
   if ((spec.on_shard == nullptr && spec.on_coord == nullptr) ||
       (multi_key && spec.on_coord == nullptr)) {
@@ -47,6 +52,7 @@ void CommandTable::Add(CommandSpec spec) {
   size_t i = Slot(specs_.back().name);
   while (slots_[i] != nullptr) i = (i + 1) & (kSlots - 1);
   slots_[i] = &specs_.back();
+  return specs_.back();
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {

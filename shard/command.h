@@ -78,6 +78,13 @@ struct CommandSpec {
   // Runs on the connection's thread: keyless commands, and keyed ones spanning shards.
   CoordHandler on_coord = nullptr;
   std::vector<std::string> acl_categories;  // for COMMAND INFO, e.g. "@string"
+  // Container commands (CONFIG, CLIENT, ...): each subcommand's lower-case name and
+  // arity (counting the container's name). The dispatcher refuses unknown subcommands and
+  // wrong arity with Redis's texts, naming them "config|get" as Redis does.
+  std::vector<std::pair<std::string, int>> subcommands = {};
+
+  // The name Redis reports for this invocation: "get", or "config|get".
+  std::string FullName(ArgList args) const;
 
   bool ArityOk(size_t argc) const {
     return arity >= 0 ? argc == size_t(arity) : argc >= size_t(-arity);
@@ -91,8 +98,9 @@ struct CommandSpec {
 class CommandTable {
  public:
   // Registers a row; aborts on a duplicate name or on a multi-key row without a
-  // coordinator handler (it could not route keys that span shards).
-  void Add(CommandSpec spec);
+  // coordinator handler (it could not route keys that span shards). Returns the stored
+  // row, for registration code that fills in the rest (subcommands).
+  CommandSpec& Add(CommandSpec spec);
   // Case-insensitive lookup; nullptr for unknown names. Runs for every request, so it
   // neither copies nor lower-cases the name: a case-folding hash into an open-addressed
   // array, then one case-insensitive compare.

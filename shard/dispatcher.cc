@@ -1,5 +1,6 @@
 #include "shard/dispatcher.h"
 
+#include <cctype>
 #include <memory>
 
 #include "core/strings.h"
@@ -51,8 +52,26 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     reply.Error(WrongArityError(spec->name));
     return;
   }
+  if (!spec->subcommands.empty() && args.size() >= 2) {
+    const std::pair<std::string, int>* sub = nullptr;
+    for (const auto& s : spec->subcommands) {
+      if (EqualsIgnoreCase(s.first, args[1])) sub = &s;
+    }
+    if (sub == nullptr) {
+      std::string upper = spec->name;
+      for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+      reply.Error(StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ", upper,
+                         " HELP."));
+      return;
+    }
+    int arity = sub->second;
+    if (arity >= 0 ? args.size() != size_t(arity) : args.size() < size_t(-arity)) {
+      reply.Error(WrongArityError(spec->FullName(args)));
+      return;
+    }
+  }
   if (client.Subscriptions() > 0 && !(spec->flags & kCmdSubscribeOk)) {
-    reply.Error(StrCat("ERR Can't execute '", spec->name,
+    reply.Error(StrCat("ERR Can't execute '", spec->FullName(args),
                        "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                        "allowed in this context"));
     return;

@@ -74,10 +74,11 @@ void ExpiredEvents::Flush(ShardThread& self, ShardSet& shards) {
       self, shards, AllShards(shards),
       [keys, flags](Shard& shard, size_t) {
         for (const std::string& key : *keys) {
-          if (flags & kNotifyKeyevent) shard.pubsub().Publish("__keyevent@0__:expired", key);
+          // Redis's order: the keyspace channel first, then the keyevent one.
           if (flags & kNotifyKeyspace) {
             shard.pubsub().Publish(StrCat("__keyspace@0__:", key), "expired");
           }
+          if (flags & kNotifyKeyevent) shard.pubsub().Publish("__keyevent@0__:expired", key);
         }
         return true;
       },
