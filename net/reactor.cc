@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -220,7 +221,9 @@ int64_t Reactor::NanosToNextDeadline() const {
   int64_t next = shard.NextDeadline();
   if (next == INT64_MAX) return INT64_MAX;
   // Deadlines are wall-clock milliseconds; wake at the start of the due millisecond.
-  return std::max<int64_t>(next - shard.NowMs(), 0) * 1'000'000;
+  // Deadlines centuries away (EXPIREAT 9223372036854775) would overflow nanoseconds.
+  constexpr int64_t kMaxMs = INT64_MAX / 1'000'000;
+  return std::clamp<int64_t>(next - shard.NowMs(), 0, kMaxMs) * 1'000'000;
 }
 
 void Reactor::CloseIdle(int64_t now_ms) {

@@ -128,7 +128,6 @@ Entry* Shard::Persist(Entry* e) {
 void Shard::Flush() {
   RC_DCHECK_OWNER(thread_check_);
   ttl_.Clear();
-  ttl_.ShrinkIfSparse();
   table_.Clear();
 }
 
@@ -139,7 +138,6 @@ size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
     ExpireEntry(ttl_.Top());
     ++n;
   }
-  if (n > 0 && ttl_.empty()) ttl_.ShrinkIfSparse();
   return n;
 }
 

@@ -8,7 +8,8 @@
 //   static void SetIndex(const T& item, uint32_t index);   // called whenever it moves
 //
 // With Arity 4 the four children of a node are adjacent, so one level costs one or two
-// cache lines and the tree is half as deep as a binary heap.
+// cache lines and the tree is half as deep as a binary heap. Items live in a PagedArray,
+// so a push never copies the heap to grow it (no stall at millions of items).
 
 #include <algorithm>
 #include <cassert>
@@ -16,7 +17,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <utility>
-#include <vector>
+
+#include "timers/paged_array.h"
 
 namespace rc {
 
@@ -73,11 +75,7 @@ class IndexedHeap {
     Update(index);
   }
   void Clear() { items_.clear(); }
-  // Gives back memory a past peak left behind.
-  void ShrinkIfSparse() {
-    if (items_.capacity() > 1024 && items_.size() < items_.capacity() / 4) items_.shrink_to_fit();
-  }
-  size_t MemoryBytes() const { return items_.capacity() * sizeof(T); }
+  size_t MemoryBytes() const { return items_.MemoryBytes(); }
 
   // Aborts with a message if the heap order or an index is wrong. `index_of` reads the
   // index an item believes it has.
@@ -138,7 +136,7 @@ class IndexedHeap {
     Place(index, std::move(item));
   }
 
-  std::vector<T> items_;
+  PagedArray<T> items_;
 };
 
 }  // namespace rc
