@@ -8,8 +8,8 @@
 //   static void SetIndex(const T& item, uint32_t index);   // called whenever it moves
 //
 // With Arity 4 the four children of a node are adjacent, so one level costs one or two
-// cache lines and the tree is half as deep as a binary heap. Items live in a PagedArray,
-// so a push never copies the heap to grow it (no stall at millions of items).
+// cache lines and the tree is half as deep as a binary heap. Items live in a MappedArray
+// (mremap growth), so a push never copies the heap (no stall at millions of items).
 
 #include <algorithm>
 #include <cassert>
@@ -18,7 +18,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "timers/paged_array.h"
+#include "timers/mapped_array.h"
 
 namespace rc {
 
@@ -136,7 +136,7 @@ class IndexedHeap {
     Place(index, std::move(item));
   }
 
-  PagedArray<T> items_;
+  MappedArray<T> items_;
 };
 
 }  // namespace rc
