@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <type_traits>
 
 namespace rc {
@@ -63,16 +64,29 @@ class MappedArray {
 
  private:
   static constexpr size_t kMinBytes = 4096;
+#if defined(__SANITIZE_THREAD__)
+  // ThreadSanitizer does not intercept mremap: it would keep the old range's shadow and
+  // report a race when another thread's mapping lands there later.
+  static constexpr bool kCopyInsteadOfRemap = true;
+#else
+  static constexpr bool kCopyInsteadOfRemap = false;
+#endif
   static size_t RoundUp(size_t bytes) {
     return bytes == 0 ? kMinBytes : (bytes + kMinBytes - 1) / kMinBytes * kMinBytes;
   }
 
   void Resize(size_t items) {
     const size_t bytes = RoundUp(items * sizeof(T));
-    void* p = data_ == nullptr
-                  ? ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                           -1, 0)
-                  : ::mremap(data_, capacity_ * sizeof(T), bytes, MREMAP_MAYMOVE);
+    void* p;
+    if (data_ == nullptr || kCopyInsteadOfRemap) {
+      p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (p != MAP_FAILED && data_ != nullptr) {
+        std::memcpy(p, data_, size_ * sizeof(T));
+        ::munmap(data_, capacity_ * sizeof(T));
+      }
+    } else {
+      p = ::mremap(data_, capacity_ * sizeof(T), bytes, MREMAP_MAYMOVE);
+    }
     if (p == MAP_FAILED) {
       std::fprintf(stderr, "MappedArray: cannot map %zu bytes\n", bytes);
       std::abort();
