@@ -1,0 +1,111 @@
+#pragma once
+// A sorted set: members (binary strings) ordered by (score, member bytes), as Redis
+// orders them. Two structures over the same members:
+//   - a member index (hash) for ZSCORE / ZADD / ZREM lookups by name, and
+//   - an order-statistic structure keyed by (score, member) with subtree counts, so rank
+//     queries (ZRANK, ZRANGE at any offset) are O(log n).
+// Single-threaded: the shard thread that owns the key calls every method; a large set
+// that is deleted is handed whole to the thread pool, whose thread only destroys it.
+//
+// Ranks are 0-based in ascending order. Scores are never NaN (callers reject NaN before
+// calling Add).
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/functional/function_ref.h"
+#include "core/intrusive_table.h"
+#include "core/zset_node.h"
+#include "core/zset_tree.h"
+
+namespace rc {
+
+// One end of a score range: ZRANGEBYSCORE's `(1.5`, `-inf`, `+inf`, `3`.
+struct ScoreBound {
+  double value = 0;
+  bool exclusive = false;
+};
+
+// One end of a lex range: `-`, `+`, `[abc`, `(abc`.
+struct LexBound {
+  enum class Kind : uint8_t { kMin, kMax, kInclusive, kExclusive };
+  Kind kind = Kind::kMin;
+  std::string_view value;
+};
+
+class ZSet {
+ public:
+  ZSet();
+  ~ZSet();
+  ZSet(const ZSet&) = delete;
+  ZSet& operator=(const ZSet&) = delete;
+
+  size_t size() const;
+
+  // Inserts `member` with `score`, or moves an existing member to `score`.
+  enum class AddResult { kAdded, kUpdated, kUnchanged };
+  AddResult Add(std::string_view member, double score);
+  // Returns whether the member was there.
+  bool Remove(std::string_view member);
+  std::optional<double> Score(std::string_view member) const;
+  // Ascending 0-based rank; nullopt when absent.
+  std::optional<size_t> Rank(std::string_view member) const;
+
+  // How many members sort before the first member inside the bound taken as a range
+  // start: for {v, inclusive} the count of scores < v; for {v, exclusive} of scores <= v.
+  // So the members with min <= score <= max are ranks [ScoreRank(min), ScoreRankEnd(max)).
+  size_t ScoreRank(ScoreBound min) const;
+  // The count of members inside the range ending at `max`: scores <= v (inclusive) or
+  // < v (exclusive).
+  size_t ScoreRankEnd(ScoreBound max) const;
+  // The same two for lex ranges (meaningful when all scores are equal, as in Redis;
+  // otherwise they follow the (score, member) order the way Redis's do).
+  size_t LexRank(const LexBound& min) const;
+  size_t LexRankEnd(const LexBound& max) const;
+
+  // A position in the order, for walking a rank range. Any Add or Remove invalidates it.
+  class Iterator {
+   public:
+    bool Valid() const;
+    std::string_view member() const;
+    double score() const;
+    void Next();  // towards higher ranks; past the last, !Valid()
+    void Prev();  // towards lower ranks; before rank 0, !Valid()
+
+   private:
+    friend class ZSet;
+    const void* node_ = nullptr;  // implementation's leaf / node
+    size_t pos_ = 0;
+  };
+  // The member at `rank` (< size()), or an invalid iterator.
+  Iterator AtRank(size_t rank) const;
+
+  // Visits members in an order of the implementation's choice, with Redis's SCAN
+  // guarantee: a member present for the whole scan is visited at least once, across
+  // calls that pass the returned cursor back; 0 means done. Visits about `count`.
+  uint64_t Scan(uint64_t cursor, size_t count,
+                absl::FunctionRef<void(std::string_view member, double score)> fn) const;
+
+  // Bytes the allocator holds for this set (INFO used_memory, MEMORY USAGE).
+  size_t MemoryBytes() const;
+  // Aborts with a message if counts, order or the index disagree.
+  void Verify() const;
+
+ private:
+  using Node = zset_internal::ZNode;
+  using Index = IntrusiveTable<Node, zset_internal::ZNodeTraits>;
+
+  Node* Find(std::string_view member) const;
+
+  // Lookups advance the index's incremental rehash (as Redis's dictFind does), so even
+  // const methods may move buckets: hence mutable. Nothing else changes under const.
+  mutable Index index_;  // owns nothing; members are freed through tree_ order
+  zset_internal::ZTree tree_;
+  size_t node_bytes_ = 0;  // allocator bytes of the member nodes
+};
+
+}  // namespace rc

@@ -1,0 +1,402 @@
+#include "core/zset.h"
+
+#include <malloc.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/random/random.h"
+#include "absl/strings/str_format.h"
+#include "gtest/gtest.h"
+
+namespace rc {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+// Mirrors a ZSet in std containers. std::pair<double, std::string> orders exactly as
+// Redis does: double < (so -0.0 ties with 0.0), then std::string compare (unsigned bytes,
+// a prefix first).
+class Mirror {
+ public:
+  ZSet::AddResult Add(const std::string& m, double s) {
+    auto it = scores_.find(m);
+    if (it == scores_.end()) {
+      scores_[m] = s;
+      order_.insert({s, m});
+      return ZSet::AddResult::kAdded;
+    }
+    if (it->second == s) return ZSet::AddResult::kUnchanged;
+    order_.erase({it->second, m});
+    it->second = s;
+    order_.insert({s, m});
+    return ZSet::AddResult::kUpdated;
+  }
+  bool Remove(const std::string& m) {
+    auto it = scores_.find(m);
+    if (it == scores_.end()) return false;
+    order_.erase({it->second, m});
+    scores_.erase(it);
+    return true;
+  }
+  std::optional<size_t> Rank(const std::string& m) const {
+    auto it = scores_.find(m);
+    if (it == scores_.end()) return std::nullopt;
+    return size_t(std::distance(order_.begin(), order_.find({it->second, m})));
+  }
+  template <typename Pred>
+  size_t CountWhile(Pred pred) const {
+    size_t n = 0;
+    for (const auto& e : order_) {
+      if (!pred(e)) break;
+      ++n;
+    }
+    return n;
+  }
+  const std::map<std::string, double>& scores() const { return scores_; }
+  const std::set<std::pair<double, std::string>>& order() const { return order_; }
+
+ private:
+  std::map<std::string, double> scores_;
+  std::set<std::pair<double, std::string>> order_;
+};
+
+// Walks the whole set forwards from rank 0 and backwards from the last rank.
+void ExpectSameOrder(const ZSet& z, const Mirror& m) {
+  ASSERT_EQ(z.size(), m.order().size());
+  if (m.order().empty()) {
+    EXPECT_FALSE(z.AtRank(0).Valid());
+    return;
+  }
+  auto it = z.AtRank(0);
+  for (const auto& [score, member] : m.order()) {
+    ASSERT_TRUE(it.Valid());
+    ASSERT_EQ(it.member(), member);
+    ASSERT_EQ(it.score(), score);
+    it.Next();
+  }
+  EXPECT_FALSE(it.Valid());
+  it = z.AtRank(z.size() - 1);
+  for (auto r = m.order().rbegin(); r != m.order().rend(); ++r) {
+    ASSERT_TRUE(it.Valid());
+    ASSERT_EQ(it.member(), r->second);
+    it.Prev();
+  }
+  EXPECT_FALSE(it.Valid());
+}
+
+std::string RandomMember(absl::BitGen& rng, size_t pool) {
+  const size_t i = absl::Uniform<size_t>(rng, 0, pool);
+  switch (i % 7) {
+    case 0:
+      return "";  // the empty member, and binary ones, sort by raw bytes
+    case 1:
+      return std::string("\xff\x00", 2) + std::to_string(i);
+    case 2:
+      return std::string(300 + i % 5, 'L') + std::to_string(i);  // wide length header
+    default:
+      return absl::StrFormat("m%d", i);
+  }
+}
+
+double RandomScore(absl::BitGen& rng) {
+  static const double kScores[] = {-kInf, -1.5, -0.0, 0.0, 1, 2, 2.5, 1e300, kInf};
+  if (absl::Bernoulli(rng, 0.7)) return kScores[absl::Uniform<size_t>(rng, 0, 9)];
+  return absl::Uniform<int>(rng, -50, 50);
+}
+
+ScoreBound RandomScoreBound(absl::BitGen& rng) {
+  return {RandomScore(rng), absl::Bernoulli(rng, 0.5)};
+}
+
+void CheckQueries(absl::BitGen& rng, const ZSet& z, const Mirror& m, size_t pool) {
+  for (int q = 0; q < 20; ++q) {
+    const std::string member = RandomMember(rng, pool);
+    auto it = m.scores().find(member);
+    const std::optional<double> score = z.Score(member);
+    ASSERT_EQ(score.has_value(), it != m.scores().end()) << member;
+    if (score) {
+      ASSERT_EQ(*score, it->second);
+    }
+    ASSERT_EQ(z.Rank(member), m.Rank(member)) << member;
+
+    const ScoreBound lo = RandomScoreBound(rng), hi = RandomScoreBound(rng);
+    const size_t want_lo = m.CountWhile(
+        [&](const auto& e) { return lo.exclusive ? e.first <= lo.value : e.first < lo.value; });
+    const size_t want_hi = m.CountWhile(
+        [&](const auto& e) { return hi.exclusive ? e.first < hi.value : e.first <= hi.value; });
+    ASSERT_EQ(z.ScoreRank(lo), want_lo);
+    ASSERT_EQ(z.ScoreRankEnd(hi), want_hi);
+  }
+  if (z.size() == 0) return;
+  // Access by rank, then a short walk each way.
+  const size_t rank = absl::Uniform<size_t>(rng, 0, z.size());
+  auto ref = std::next(m.order().begin(), ptrdiff_t(rank));
+  auto it = z.AtRank(rank);
+  for (auto r = ref; r != m.order().end() && std::distance(ref, r) < 80; ++r, it.Next()) {
+    ASSERT_TRUE(it.Valid());
+    ASSERT_EQ(it.member(), r->second);
+  }
+  it = z.AtRank(rank);
+  for (auto r = std::make_reverse_iterator(std::next(ref)); r != m.order().rend(); ++r) {
+    ASSERT_TRUE(it.Valid());
+    ASSERT_EQ(it.member(), r->second);
+    it.Prev();
+    if (std::distance(std::make_reverse_iterator(std::next(ref)), r) > 80) break;
+  }
+}
+
+// Random adds, score moves and removes over a member pool much smaller than the op count,
+// so the set grows, churns and shrinks through leaf splits, shifts, merges and borrows.
+TEST(ZSet, RandomOpsMatchReference) {
+  absl::BitGen rng;
+  for (size_t pool : {20u, 500u, 5000u}) {
+    ZSet z;
+    Mirror m;
+    for (int op = 0; op < 60000; ++op) {
+      const std::string member = RandomMember(rng, pool);
+      // Phases: grow, churn, then drain, so deletion-heavy paths run on big trees too.
+      const double p_remove = op < 20000 ? 0.2 : op < 40000 ? 0.5 : 0.8;
+      if (absl::Bernoulli(rng, p_remove)) {
+        ASSERT_EQ(z.Remove(member), m.Remove(member));
+      } else {
+        const double score = RandomScore(rng);
+        ASSERT_EQ(z.Add(member, score), m.Add(member, score)) << member << " " << score;
+      }
+      if (op % 97 == 0) {
+        z.Verify();
+        CheckQueries(rng, z, m, pool);
+      }
+    }
+    z.Verify();
+    ExpectSameOrder(z, m);
+  }
+}
+
+// With equal scores lex ranks are plain member ranks (ZRANGEBYLEX's precondition).
+TEST(ZSet, LexRanksWithEqualScores) {
+  absl::BitGen rng;
+  ZSet z;
+  Mirror m;
+  for (int i = 0; i < 3000; ++i) {
+    const std::string member = RandomMember(rng, 4000);
+    z.Add(member, 7);
+    m.Add(member, 7);
+  }
+  z.Verify();
+  for (int q = 0; q < 2000; ++q) {
+    const std::string v = RandomMember(rng, 4000);
+    const auto kind = LexBound::Kind(absl::Uniform<int>(rng, 0, 4));
+    const LexBound b{kind, v};
+    size_t want_lo, want_hi;
+    switch (kind) {
+      case LexBound::Kind::kMin:
+        want_lo = want_hi = 0;
+        break;
+      case LexBound::Kind::kMax:
+        want_lo = want_hi = m.order().size();
+        break;
+      case LexBound::Kind::kInclusive:
+        want_lo = m.CountWhile([&](const auto& e) { return e.second < v; });
+        want_hi = m.CountWhile([&](const auto& e) { return e.second <= v; });
+        break;
+      case LexBound::Kind::kExclusive:
+        want_lo = m.CountWhile([&](const auto& e) { return e.second <= v; });
+        want_hi = m.CountWhile([&](const auto& e) { return e.second < v; });
+        break;
+    }
+    ASSERT_EQ(z.LexRank(b), want_lo);
+    ASSERT_EQ(z.LexRankEnd(b), want_hi);
+  }
+}
+
+// Ascending and descending loads take the end-split path; then remove everything.
+TEST(ZSet, SequentialLoadsThenDrain) {
+  for (bool ascending : {true, false}) {
+    ZSet z;
+    Mirror m;
+    constexpr int kN = 50000;
+    for (int i = 0; i < kN; ++i) {
+      const int k = ascending ? i : kN - i;
+      const std::string member = absl::StrFormat("member:%08d", k);
+      z.Add(member, i % 3 == 0 ? 1.0 : double(k));
+      m.Add(member, i % 3 == 0 ? 1.0 : double(k));
+    }
+    z.Verify();
+    ExpectSameOrder(z, m);
+    absl::BitGen rng;
+    std::vector<std::string> members;
+    for (const auto& [member, score] : m.scores()) members.push_back(member);
+    std::shuffle(members.begin(), members.end(), rng);
+    for (size_t i = 0; i < members.size(); ++i) {
+      ASSERT_TRUE(z.Remove(members[i]));
+      m.Remove(members[i]);
+      if (i % 4999 == 0) {
+        z.Verify();
+        CheckQueries(rng, z, m, kN);
+      }
+    }
+    EXPECT_EQ(z.size(), 0u);
+    z.Verify();
+    EXPECT_FALSE(z.AtRank(0).Valid());
+  }
+}
+
+// Moving members between scores in place and through erase + insert.
+TEST(ZSet, ScoreUpdatesKeepOrder) {
+  absl::BitGen rng;
+  ZSet z;
+  Mirror m;
+  for (int i = 0; i < 5000; ++i) {
+    const std::string member = absl::StrFormat("u%d", i);
+    z.Add(member, i);
+    m.Add(member, i);
+  }
+  for (int op = 0; op < 30000; ++op) {
+    const std::string member = absl::StrFormat("u%d", absl::Uniform(rng, 0, 5000));
+    // Small nudges mostly stay in place; big jumps move across leaves.
+    const double old = *z.Score(member);
+    const double score = absl::Bernoulli(rng, 0.7) ? old + absl::Uniform(rng, -0.9, 0.9)
+                                                   : absl::Uniform(rng, -1e4, 1e4);
+    ASSERT_EQ(z.Add(member, score), m.Add(member, score));
+    if (op % 1000 == 0) z.Verify();
+  }
+  z.Verify();
+  ExpectSameOrder(z, m);
+}
+
+TEST(ZSet, EmptySet) {
+  ZSet z;
+  EXPECT_EQ(z.size(), 0u);
+  EXPECT_FALSE(z.Score("a"));
+  EXPECT_FALSE(z.Rank("a"));
+  EXPECT_FALSE(z.Remove("a"));
+  EXPECT_FALSE(z.AtRank(0).Valid());
+  EXPECT_EQ(z.ScoreRank({-kInf, false}), 0u);
+  EXPECT_EQ(z.ScoreRankEnd({kInf, false}), 0u);
+  EXPECT_EQ(z.LexRankEnd({LexBound::Kind::kMax, {}}), 0u);
+  int calls = 0;
+  EXPECT_EQ(z.Scan(0, 10, [&](std::string_view, double) { ++calls; }), 0u);
+  EXPECT_EQ(calls, 0);
+  z.Verify();
+}
+
+TEST(ZSet, NegativeZeroEqualsZero) {
+  ZSet z;
+  EXPECT_EQ(z.Add("b", 0.0), ZSet::AddResult::kAdded);
+  EXPECT_EQ(z.Add("b", -0.0), ZSet::AddResult::kUnchanged);
+  EXPECT_EQ(z.Add("a", -0.0), ZSet::AddResult::kAdded);
+  EXPECT_EQ(z.Add("c", -0.0), ZSet::AddResult::kAdded);
+  // Equal scores: member bytes decide, whatever the sign of zero.
+  EXPECT_EQ(z.Rank("a"), 0u);
+  EXPECT_EQ(z.Rank("b"), 1u);
+  EXPECT_EQ(z.Rank("c"), 2u);
+  EXPECT_EQ(z.ScoreRank({0.0, false}), 0u);
+  EXPECT_EQ(z.ScoreRankEnd({-0.0, false}), 3u);
+  EXPECT_EQ(z.ScoreRank({-0.0, true}), 3u);
+  z.Verify();
+}
+
+TEST(ZSet, InfinitiesAndByteOrder) {
+  ZSet z;
+  z.Add("z", -kInf);
+  z.Add("a", kInf);
+  z.Add("ab", 1);
+  z.Add("a", 1);  // moves from +inf
+  z.Add(std::string_view("a\0", 2), 1);
+  z.Add("\xff", 1);
+  const char* want[] = {"z", "a", nullptr, "ab", "\xff"};
+  auto it = z.AtRank(0);
+  for (const char* w : want) {
+    ASSERT_TRUE(it.Valid());
+    if (w) {
+      EXPECT_EQ(it.member(), w);
+    } else {
+      EXPECT_EQ(it.member(), std::string_view("a\0", 2));
+    }
+    it.Next();
+  }
+  EXPECT_FALSE(it.Valid());
+  EXPECT_EQ(z.ScoreRankEnd({-kInf, false}), 1u);
+  EXPECT_EQ(z.ScoreRank({kInf, true}), 5u);
+  EXPECT_EQ(z.ScoreRankEnd({kInf, true}), 5u);
+  z.Verify();
+}
+
+TEST(ZSet, LongMemberRoundTrips) {
+  ZSet z;
+  const std::string big(100000, 'x');
+  z.Add(big, 3);
+  EXPECT_EQ(z.Score(big), 3.0);
+  EXPECT_EQ(z.AtRank(0).member(), big);
+  EXPECT_TRUE(z.Remove(big));
+}
+
+// Members present for the whole scan are returned even as others come and go and the
+// index grows and shrinks between calls.
+TEST(ZSet, ScanCoversStableMembersUnderMutation) {
+  absl::BitGen rng;
+  for (int round = 0; round < 20; ++round) {
+    ZSet z;
+    std::set<std::string> stable;
+    for (int i = 0; i < 300; ++i) {
+      stable.insert(absl::StrFormat("s%d", i));
+      z.Add(absl::StrFormat("s%d", i), i % 4);
+    }
+    std::vector<std::string> churn;
+    std::set<std::string> seen;
+    uint64_t cursor = 0;
+    int calls = 0;
+    do {
+      cursor = z.Scan(cursor, 10, [&](std::string_view m, double) { seen.emplace(m); });
+      // Between calls: a burst of adds (grow) or removes (shrink).
+      if (absl::Bernoulli(rng, 0.5)) {
+        for (int k = 0; k < 200; ++k) {
+          churn.push_back(absl::StrFormat("c%d_%d", round, absl::Uniform(rng, 0, 1 << 20)));
+          z.Add(churn.back(), absl::Uniform(rng, 0, 10));
+        }
+      } else {
+        for (int k = 0; k < 300 && !churn.empty(); ++k) {
+          z.Remove(churn.back());
+          churn.pop_back();
+        }
+      }
+      ASSERT_LT(++calls, 100000);
+    } while (cursor != 0);
+    for (const auto& s : stable) ASSERT_TRUE(seen.count(s)) << s;
+    z.Verify();
+  }
+}
+
+// MemoryBytes tracks the allocator, grows with members and returns when they leave.
+TEST(ZSet, MemoryBytesMatchesAllocator) {
+  const size_t before = mallinfo2().uordblks + mallinfo2().hblkhd;
+  auto z = std::make_unique<ZSet>();
+  const size_t empty = z->MemoryBytes();
+  for (int i = 0; i < 100000; ++i) z->Add(absl::StrFormat("member:%08d", i), i);
+  const size_t held = mallinfo2().uordblks + mallinfo2().hblkhd - before;
+  const size_t counted = z->MemoryBytes();
+  // The ZSet object itself and mmap page rounding are the only differences.
+  EXPECT_NEAR(double(counted), double(held), 0.02 * double(held));
+  EXPECT_LT(counted / 100000, 87u);
+  for (int i = 0; i < 100000; ++i) z->Remove(absl::StrFormat("member:%08d", i));
+  z->Verify();
+  EXPECT_LE(z->MemoryBytes(), empty + 64);
+}
+
+// A big set is destroyed off the thread that built it, as the thread pool does.
+TEST(ZSet, DestroyOnAnotherThread) {
+  auto z = std::make_unique<ZSet>();
+  for (int i = 0; i < 200000; ++i) z->Add(absl::StrFormat("member:%08d", i), i % 1000);
+  std::thread t([z = std::move(z)]() mutable { z.reset(); });
+  t.join();
+}
+
+}  // namespace
+}  // namespace rc
