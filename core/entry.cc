@@ -6,10 +6,12 @@
 #include <cstring>
 #include <new>
 
+#include "core/zset.h"
+
 namespace rc {
 
 void EntryDeleter::operator()(Entry* e) const {
-  // Entries hold no owned resources yet; other value types will release theirs here.
+  if (e->type() == ValueType::kZSet) delete e->zset();
   e->~Entry();
   std::free(e);
 }
@@ -34,8 +36,30 @@ EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t 
   return EntryPtr(e);
 }
 
-EntryPtr Entry::Reshape(const Entry& e, bool with_ttl, size_t capacity) {
-  EntryPtr out = MakeString(e.key(), e.str(), capacity, with_ttl);
+EntryPtr Entry::MakeZSet(std::string_view key, std::unique_ptr<ZSet> z, bool with_ttl) {
+  ZSet* raw = z.release();
+  EntryPtr e = MakeString(key, std::string_view(reinterpret_cast<const char*>(&raw), sizeof raw),
+                          0, with_ttl);
+  e->meta_ = uint8_t((e->meta_ & ~kTypeMask) | uint8_t(ValueType::kZSet));
+  return e;
+}
+
+ZSet* Entry::zset() const {
+  ZSet* z;
+  std::memcpy(&z, Data() + KeyLen(), sizeof z);
+  return z;
+}
+
+std::unique_ptr<ZSet> Entry::TakeZSet() {
+  std::unique_ptr<ZSet> z(zset());
+  ZSet* none = nullptr;
+  std::memcpy(Data() + KeyLen(), &none, sizeof none);
+  return z;
+}
+
+EntryPtr Entry::Remake(Entry& e, std::string_view key, bool with_ttl, size_t capacity) {
+  EntryPtr out = e.type() == ValueType::kZSet ? MakeZSet(key, e.TakeZSet(), with_ttl)
+                                              : MakeString(key, e.str(), capacity, with_ttl);
   if (with_ttl && e.has_ttl()) {
     out->set_deadline(e.deadline());
     out->set_heap_index(e.heap_index());

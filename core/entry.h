@@ -10,7 +10,8 @@
 // (measured in docs/PERFORMANCE.md). The hash is not stored: the table recomputes it on
 // the rare migration instead of paying 8 bytes per key forever.
 //
-// Strings live inline. Other types will keep an owning pointer in the value bytes.
+// Strings live inline. A sorted set's entry holds an owning `ZSet*` in its 8 value bytes;
+// the set's own memory is counted by its shard, not by AllocatedBytes().
 
 #include <cstddef>
 #include <cstdint>
@@ -19,13 +20,17 @@
 
 namespace rc {
 
-enum class ValueType : uint8_t { kString = 0 };
+class ZSet;
+
+enum class ValueType : uint8_t { kString = 0, kZSet = 1 };
 
 // What TYPE replies and SCAN's TYPE option matches.
 inline std::string_view TypeName(ValueType t) {
   switch (t) {
     case ValueType::kString:
       return "string";
+    case ValueType::kZSet:
+      return "zset";
   }
   return "none";
 }
@@ -41,14 +46,24 @@ class Entry {
   // `capacity` reserves room for the value to grow in place (APPEND, SETRANGE).
   static EntryPtr MakeString(std::string_view key, std::string_view value, size_t capacity = 0,
                              bool with_ttl = false);
-  // A copy of `e` (same key and value) with or without the TTL fields; the deadline and
-  // heap index are copied when both have them.
-  static EntryPtr Reshape(const Entry& e, bool with_ttl, size_t capacity = 0);
+  // An entry owning `z`.
+  static EntryPtr MakeZSet(std::string_view key, std::unique_ptr<ZSet> z, bool with_ttl = false);
+  // `e`'s value under `key` (RENAME) with or without the TTL fields; the deadline and heap
+  // index are copied when both have them. A string is copied; a sorted set moves to the
+  // new entry (`e` is left owning none).
+  static EntryPtr Remake(Entry& e, std::string_view key, bool with_ttl, size_t capacity = 0);
+  // Remake under the same key (adding or removing the TTL fields, growing a string).
+  static EntryPtr Reshape(Entry& e, bool with_ttl, size_t capacity = 0) {
+    return Remake(e, e.key(), with_ttl, capacity);
+  }
 
   std::string_view key() const { return {Data(), KeyLen()}; }
   ValueType type() const { return ValueType(meta_ & kTypeMask); }
 
   std::string_view str() const { return {Data() + KeyLen(), ValueLen()}; }
+  // The sorted set of a kZSet entry; nullptr once taken.
+  ZSet* zset() const;
+  std::unique_ptr<ZSet> TakeZSet();
   // The largest value this allocation holds without moving.
   size_t StrCapacity() const;
   // Rewrites the value in place: `len` must be ≤ StrCapacity(); bytes are the caller's

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "absl/hash/hash.h"
 #include "core/entry.h"
@@ -30,6 +31,9 @@ class EntryTable {
   ~EntryTable() { Clear(); }
   EntryTable(const EntryTable&) = delete;
   EntryTable& operator=(const EntryTable&) = delete;
+  // Moving leaves `o` empty (FLUSHALL ASYNC hands a whole table to the lazyfree pool).
+  EntryTable(EntryTable&& o) noexcept
+      : table_(std::move(o.table_)), entry_bytes_(std::exchange(o.entry_bytes_, 0)) {}
 
   Entry* Find(std::string_view key) { return table_.Find(HashKey(key), KeyEq{key}); }
   // The key must be absent.

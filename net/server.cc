@@ -102,6 +102,8 @@ bool Server::Start(std::string* error) {
   wake_ring_ready_ = true;
   state_.wake_all = [this] { WakeAll(); };
 
+  lazyfree_ = std::make_unique<ThreadPool>(size_t(state_.config.lazyfree_threads));
+  state_.lazyfree = lazyfree_.get();
   shards_ = std::make_unique<ShardSet>(size_t(n), &state_);
   dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);
   shared_.shards = shards_.get();

@@ -22,6 +22,7 @@
 #include "shard/dispatcher.h"
 #include "shard/server_state.h"
 #include "shard/shard_set.h"
+#include "threadpool/thread_pool.h"
 
 namespace rc::net {
 
@@ -45,6 +46,9 @@ class Server {
 
   ServerState state_;
   CommandTable table_;
+  // Declared before the shards so it is destroyed after them: its destructor runs every
+  // free still queued (shutdown drains the pool).
+  std::unique_ptr<ThreadPool> lazyfree_;
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<Dispatcher> dispatcher_;
   ReactorShared shared_;

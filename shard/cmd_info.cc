@@ -16,6 +16,7 @@
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
 #include "shard/server_state.h"
+#include "threadpool/thread_pool.h"
 
 namespace rc {
 
@@ -115,7 +116,15 @@ void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
                   "tracking_clients:0\r\n\r\n");
 }
 
-void MemorySection(const Totals& t, std::string* out) {
+// The lazyfree pool's queue and what it has freed (Redis's names): shared by all shards.
+uint64_t LazyfreePending(const ServerState& s) {
+  return s.lazyfree != nullptr ? s.lazyfree->Pending() : 0;
+}
+uint64_t LazyfreeDone(const ServerState& s) {
+  return s.lazyfree != nullptr ? s.lazyfree->Completed() : 0;
+}
+
+void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   uint64_t used = UsedMemory();
   uint64_t peak = peak_memory.load();
   while (used > peak && !peak_memory.compare_exchange_weak(peak, used)) {
@@ -130,7 +139,8 @@ void MemorySection(const Totals& t, std::string* out) {
                   "mem_fragmentation_ratio:",
                   absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0), "\r\n",
                   "maxmemory:0\r\n", "maxmemory_human:0B\r\n",
-                  "maxmemory_policy:noeviction\r\n", "mem_allocator:libc\r\n\r\n");
+                  "maxmemory_policy:noeviction\r\n", "mem_allocator:libc\r\n",
+                  "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
 }
 
 void PersistenceSection(std::string* out) {
@@ -140,7 +150,7 @@ void PersistenceSection(std::string* out) {
                   "aof_rewrite_in_progress:0\r\n\r\n");
 }
 
-void StatsSection(const Totals& t, std::string* out) {
+void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
   StrAppend(out, "# Stats\r\n", "total_connections_received:", t.connections_received,
                   "\r\n", "total_commands_processed:", t.commands_processed, "\r\n",
                   "instantaneous_ops_per_sec:", uint64_t(t.instantaneous_ops + 0.5), "\r\n",
@@ -149,7 +159,8 @@ void StatsSection(const Totals& t, std::string* out) {
                   "rejected_connections:", t.rejected_connections, "\r\n",
                   "expired_keys:", t.expired_keys, "\r\n", "evicted_keys:", t.evicted_keys,
                   "\r\n", "keyspace_hits:", t.keyspace_hits, "\r\n",
-                  "keyspace_misses:", t.keyspace_misses, "\r\n\r\n");
+                  "keyspace_misses:", t.keyspace_misses, "\r\n",
+                  "lazyfreed_objects:", LazyfreeDone(s), "\r\n\r\n");
 }
 
 void ReplicationSection(std::string* out) {
@@ -203,9 +214,9 @@ void Info(CoordCmd& cmd) {
         std::string text;
         if (want.count("server")) ServerSection(*server, &text);
         if (want.count("clients")) ClientsSection(*server, t, &text);
-        if (want.count("memory")) MemorySection(t, &text);
+        if (want.count("memory")) MemorySection(*server, t, &text);
         if (want.count("persistence")) PersistenceSection(&text);
-        if (want.count("stats")) StatsSection(t, &text);
+        if (want.count("stats")) StatsSection(*server, t, &text);
         if (want.count("replication")) ReplicationSection(&text);
         if (want.count("cpu")) CpuSection(&text);
         if (want.count("keyspace")) KeyspaceSection(t, &text);

@@ -65,13 +65,8 @@ void RenameGeneric(ShardCmd& cmd, bool nx) {
   if (e == nullptr) return cmd.reply.Error(err::kNoSuchKey);
   if (src == dst) return nx ? cmd.reply.Integer(0) : cmd.reply.Ok();
   if (nx && cmd.shard.Find(dst) != nullptr) return cmd.reply.Integer(0);
-  // The value keeps its TTL under the new name, as in Redis.
-  if (e->has_ttl()) {
-    cmd.shard.SetString(dst, e->str(), TtlMode::kSet, e->deadline());
-  } else {
-    cmd.shard.SetString(dst, e->str());
-  }
-  cmd.shard.Delete(src);
+  // The value (of any type) keeps its TTL under the new name, as in Redis.
+  cmd.shard.Put(dst, cmd.shard.Take(src));
   nx ? cmd.reply.Integer(1) : cmd.reply.Ok();
 }
 
@@ -100,47 +95,44 @@ void RenameAcross(CoordCmd& cmd, bool nx) {
         },
         [reply](std::vector<bool>&) mutable { reply(); });
   };
-  // A value copied off the source shard, with its TTL.
-  struct Moved {
-    std::string value;
-    bool has_ttl = false;
-    int64_t deadline = 0;
+  // What each end reports in step 1: the source its entry, taken off its shard (value of
+  // any type, TTL included); the destination whether it exists.
+  struct End {
+    EntryPtr taken;
+    bool exists = false;
   };
   AcquireThen(cmd, locks, [=] {
-    // Step 1: read both ends (the destination only for whether it exists).
-    FanOut<std::optional<Moved>>(
+    // RENAMENX must not take the source when the destination exists; with both keys
+    // locked nobody sees the source missing in between, and it goes back in step 2.
+    FanOut<End>(
         *self, *shards, groups->shards,
-        [=](Shard& shard, size_t gi) -> std::optional<Moved> {
-          const std::string& key = gi == src ? *src_key : *dst_key;
-          Entry* e = shard.Find(key);
-          if (e == nullptr) return std::nullopt;
-          if (gi != src) return Moved{};
-          return Moved{std::string(e->str()), e->has_ttl(), e->has_ttl() ? e->deadline() : 0};
+        [=](Shard& shard, size_t gi) {
+          if (gi != src) return End{nullptr, shard.Find(*dst_key) != nullptr};
+          EntryPtr taken = shard.Take(*src_key);
+          bool exists = taken != nullptr;
+          return End{std::move(taken), exists};
         },
-        [=](std::vector<std::optional<Moved>>& found) {
-          if (!found[src]) {
+        [=](std::vector<End>& ends) {
+          if (!ends[src].exists) {
             return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); }); });
           }
-          if (nx && found[dst]) {
-            return release_all([out] { out.Send([](ReplyBuilder& rb) { rb.Integer(0); }); });
-          }
-          auto moved = std::make_shared<const Moved>(std::move(*found[src]));
-          // Step 2: delete the source, store the destination, release.
+          const bool refused = nx && ends[dst].exists;
+          // The entry crosses to the thread that stores it; only that thread touches it.
+          auto moved = std::make_shared<EntryPtr>(std::move(ends[src].taken));
+          // Step 2: store the entry (at the destination, or back at the source), release.
           FanOut<bool>(
               *self, *shards, groups->shards,
               [=](Shard& shard, size_t gi) {
-                if (gi == src) {
-                  shard.Delete(*src_key);
-                } else {
-                  shard.SetString(*dst_key, moved->value,
-                                  moved->has_ttl ? TtlMode::kSet : TtlMode::kClear,
-                                  moved->deadline);
+                if (gi == (refused ? src : dst)) {
+                  shard.Put(refused ? *src_key : *dst_key, std::move(*moved));
                 }
                 ReleaseOn(shard, *locks, gi);
                 return true;
               },
-              [out, nx](std::vector<bool>&) {
-                out.Send([nx](ReplyBuilder& rb) { nx ? rb.Integer(1) : rb.Ok(); });
+              [out, nx, refused](std::vector<bool>&) {
+                out.Send([nx, refused](ReplyBuilder& rb) {
+                  nx ? rb.Integer(refused ? 0 : 1) : rb.Ok();
+                });
               });
         });
   });

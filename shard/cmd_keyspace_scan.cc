@@ -207,13 +207,15 @@ void Flush(CoordCmd& cmd) {
       !EqualsIgnoreCase(cmd.args[1], "sync")) {
     return cmd.reply.Error(err::kSyntax);
   }
-  // The flush reaches each shard ahead of anything this connection sends later, so its
-  // next command already sees an empty keyspace.
+  // ASYNC hands each shard's table to the lazyfree pool whole; SYNC (the default, as in
+  // Redis) frees inline. The flush reaches each shard ahead of anything this connection
+  // sends later, so its next command already sees an empty keyspace.
+  const bool async = cmd.args.size() == 2 && EqualsIgnoreCase(cmd.args[1], "async");
   DeferredReply out(cmd);
   LockedFanOut<bool>(
       cmd, LockWholeShards(cmd.shards),
-      [](Shard& shard, size_t) {
-        shard.Flush();
+      [async](Shard& shard, size_t) {
+        shard.Flush(async);
         return true;
       },
       [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });

@@ -62,6 +62,10 @@ std::vector<ConfigParam> MakeParams() {
                false});
   p.push_back({"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024),
                false});
+  p.push_back({"lazyfree-threads", IntGetter(&Config::lazyfree_threads),
+               IntSetter(&Config::lazyfree_threads, 1, 64), false});
+  p.push_back({"lazyfree-threshold", IntGetter(&Config::lazyfree_threshold),
+               IntSetter(&Config::lazyfree_threshold, 0, INT32_MAX)});
   p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
                IntSetter(&Config::tcp_backlog, 0, 65535), false});
   p.push_back({"maxclients", IntGetter(&Config::maxclients),

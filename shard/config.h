@@ -42,6 +42,7 @@ struct Config {
   std::string bind = "127.0.0.1";
   int threads = 0;  // 0: one per core
   int tcp_backlog = 511;
+  int lazyfree_threads = 1;  // the pool that frees large values off shard threads
   std::string config_file;
   // Changeable with CONFIG SET.
   Tunable<int64_t> maxclients = 10000;
@@ -52,6 +53,9 @@ struct Config {
   // keys expiring together never stall a reactor.
   Tunable<int64_t> active_expire_keys_per_turn = 20000;
   Tunable<int64_t> active_expire_us_per_turn = 500;
+  // A sorted set with more members than this is freed by the lazyfree pool when it is
+  // deleted, overwritten, expired or flushed; smaller ones inline (Redis's threshold).
+  Tunable<int64_t> lazyfree_threshold = 64;
   std::string loglevel = "notice";
   Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.

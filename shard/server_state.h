@@ -14,6 +14,7 @@
 namespace rc {
 
 class CommandTable;
+class ThreadPool;
 
 struct ServerState {
   // Numeric settings are Tunables any thread reads freely; CONFIG GET and SET hold
@@ -31,6 +32,9 @@ struct ServerState {
   // Channel and pattern subscriptions of all clients: keyspace events are skipped
   // entirely while it is zero.
   std::atomic<int64_t> pubsub_subscriptions{0};
+  // Frees large values handed over by shard threads; outlives them. Null in tests that
+  // build shards without one: values are then freed inline.
+  ThreadPool* lazyfree = nullptr;
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

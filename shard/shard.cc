@@ -4,7 +4,9 @@
 #include <cstring>
 #include <string>
 
+#include "core/zset.h"
 #include "shard/server_state.h"
+#include "threadpool/thread_pool.h"
 
 namespace rc {
 
@@ -53,6 +55,7 @@ EntryPtr Shard::Unlink(Entry* e) {
 }
 
 Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
+  ReleaseValue(old_entry);
   Entry* raw = fresh.get();
   if (old_entry->has_ttl() && raw->has_ttl()) {
     uint32_t index = old_entry->heap_index();
@@ -68,6 +71,7 @@ Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
 
 void Shard::ExpireEntry(Entry* e) {
   ++stats_.expired_keys;
+  ReleaseValue(e);
   EntryPtr gone = Unlink(e);
   if (expiry_listener_ != nullptr) expiry_listener_->OnExpired(id_, gone->key());
 }
@@ -98,8 +102,69 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
 bool Shard::Delete(std::string_view key) {
   Entry* e = Find(key);
   if (e == nullptr) return false;
+  ReleaseValue(e);
   Unlink(e);
   return true;
+}
+
+void Shard::ReleaseValue(Entry* e) {
+  if (e->type() != ValueType::kZSet || e->zset() == nullptr) return;
+  std::unique_ptr<ZSet> z = e->TakeZSet();
+  zset_bytes_ -= z->MemoryBytes();
+  Dispose(std::move(z));
+}
+
+void Shard::Dispose(std::unique_ptr<ZSet> z) {
+  ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
+  if (pool == nullptr || int64_t(z->size()) <= server_->config.lazyfree_threshold) return;
+  ++stats_.lazyfree_submitted;
+  // From here the set is unreachable from any shard; the pool thread only destroys it.
+  pool->Submit([z = std::move(z)]() mutable { z.reset(); });
+}
+
+Entry* Shard::AddZSet(std::string_view key) {
+  RC_DCHECK_OWNER(thread_check_);
+  Entry* e = Link(Entry::MakeZSet(key, std::make_unique<ZSet>()));
+  zset_bytes_ += e->zset()->MemoryBytes();
+  return e;
+}
+
+bool Shard::ZSetChanged(Entry* e, size_t bytes_before) {
+  RC_DCHECK_OWNER(thread_check_);
+  zset_bytes_ = zset_bytes_ + e->zset()->MemoryBytes() - bytes_before;
+  if (e->zset()->size() > 0) return true;
+  ReleaseValue(e);
+  Unlink(e);
+  return false;
+}
+
+void Shard::StoreZSet(std::string_view key, std::unique_ptr<ZSet> z) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (z->size() == 0) {
+    Delete(key);
+    return;
+  }
+  size_t bytes = z->MemoryBytes();
+  EntryPtr fresh = Entry::MakeZSet(key, std::move(z));
+  Entry* old = Find(key);
+  old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
+  zset_bytes_ += bytes;
+}
+
+EntryPtr Shard::Take(std::string_view key) {
+  RC_DCHECK_OWNER(thread_check_);
+  Entry* e = Find(key);
+  if (e == nullptr) return nullptr;
+  if (e->type() == ValueType::kZSet) zset_bytes_ -= e->zset()->MemoryBytes();
+  return Unlink(e);
+}
+
+void Shard::Put(std::string_view key, EntryPtr moved) {
+  RC_DCHECK_OWNER(thread_check_);
+  EntryPtr fresh = Entry::Remake(*moved, key, moved->has_ttl());
+  if (fresh->type() == ValueType::kZSet) zset_bytes_ += fresh->zset()->MemoryBytes();
+  Entry* old = Find(key);
+  old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
 }
 
 Entry* Shard::GrowString(Entry* e, size_t capacity) {
@@ -125,9 +190,20 @@ Entry* Shard::Persist(Entry* e) {
   return Swap(e, Entry::Reshape(*e, false));
 }
 
-void Shard::Flush() {
+void Shard::Flush(bool async) {
   RC_DCHECK_OWNER(thread_check_);
   ttl_.Clear();
+  zset_bytes_ = 0;
+  ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
+  if (async && pool != nullptr && table_.size() > 0) {
+    ++stats_.lazyfree_submitted;
+    auto whole = std::make_unique<EntryTable>(std::move(table_));
+    pool->Submit([whole = std::move(whole)]() mutable { whole.reset(); });
+    return;
+  }
+  // Synchronous, as Redis's FLUSHALL SYNC, except that large sorted sets still leave
+  // through the pool.
+  table_.ForEach([this](const Entry* e) { ReleaseValue(const_cast<Entry*>(e)); });
   table_.Clear();
 }
 

@@ -10,6 +10,7 @@
 // (core/entry.h), so the heap holds one pointer per key with a TTL.
 
 #include <cstdint>
+#include <memory>
 #include <string_view>
 
 #include "absl/random/random.h"
@@ -28,6 +29,7 @@ struct ShardStats {
   uint64_t keyspace_hits = 0;
   uint64_t keyspace_misses = 0;
   uint64_t expired_keys = 0;
+  uint64_t lazyfree_submitted = 0;  // values handed to the lazyfree pool
   uint64_t evicted_keys = 0;
 };
 
@@ -77,7 +79,25 @@ class Shard {
   bool IsExpired(const Entry* e, int64_t now_ms) const {
     return e->has_ttl() && e->deadline() <= now_ms;
   }
-  void Flush();
+  // Drops every key. `async`: the table goes to the lazyfree pool whole (FLUSHALL ASYNC),
+  // so the shard answers at once; large sorted sets go there in either case.
+  void Flush(bool async = false);
+
+  // Sorted sets (the commands are shard/cmd_zset_*.cc).
+  // Creates an empty sorted set under `key`, which must be absent; no TTL.
+  Entry* AddZSet(std::string_view key);
+  // After a command changed e->zset()'s members: accounts the set's memory and deletes the
+  // key once the set is empty (Redis never keeps an empty one). `bytes_before` is the
+  // set's MemoryBytes() before the change. Returns false when it deleted the key.
+  bool ZSetChanged(Entry* e, size_t bytes_before);
+  // Replaces whatever `key` holds by `z`, without a TTL; an empty `z` deletes the key.
+  void StoreZSet(std::string_view key, std::unique_ptr<ZSet> z);
+
+  // Moving a key (RENAME): Take unlinks the key's entry, value and TTL, and hands it over
+  // (nullptr if absent); Put stores such an entry's value and TTL under `key`,
+  // overwriting what is there. The entry may travel to another shard's thread between.
+  EntryPtr Take(std::string_view key);
+  void Put(std::string_view key, EntryPtr moved);
 
   // Active expiry: deletes up to `max_keys` keys whose deadline is ≤ now; returns how many.
   size_t ExpireDue(int64_t now_ms, size_t max_keys);
@@ -93,7 +113,9 @@ class Shard {
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }
   // Allocator bytes of entries, buckets and the TTL heap.
-  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes(); }
+  size_t MemoryBytes() const {
+    return table_.MemoryBytes() + ttl_.MemoryBytes() + zset_bytes_;
+  }
   ShardStats& stats() { return stats_; }
   // Counters of the thread that owns this shard (connections, commands, bytes).
   ThreadStats& thread_stats() { return *thread_stats_; }
@@ -121,6 +143,10 @@ class Shard {
   EntryPtr Unlink(Entry* e);
   Entry* Swap(Entry* old_entry, EntryPtr fresh);
   void ExpireEntry(Entry* e);
+  // Takes a sorted set out of `e` (about to be freed) and frees it: inline when small,
+  // else on the lazyfree pool, so a million-member set never stalls this thread.
+  void ReleaseValue(Entry* e);
+  void Dispose(std::unique_ptr<ZSet> z);
 
   uint32_t id_;
   ThreadStats* thread_stats_;
@@ -132,6 +158,7 @@ class Shard {
   KeyLocks locks_;
   PubSub pubsub_;
   ExpiryListener* expiry_listener_ = nullptr;
+  size_t zset_bytes_ = 0;  // MemoryBytes() of every sorted set in the table
   ThreadCheck thread_check_;
 };
 
