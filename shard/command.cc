@@ -68,6 +68,7 @@ CommandTable BuildCommandTable() {
   RegisterStringCommands(table);
   RegisterKeyspaceCommands(table);
   RegisterExpireCommands(table);
+  RegisterZSetCommands(table);
   RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);

@@ -123,6 +123,7 @@ class CommandTable {
 void RegisterStringCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
+void RegisterZSetCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
