@@ -97,7 +97,7 @@ void ReplyMember(ReplyBuilder& reply, const ZSet& z, size_t rank, bool withscore
 }
 
 // ZRANDMEMBER key [count [WITHSCORES]]: a negative count may repeat members; a positive
-// one returns distinct members, the whole set in order when count >= size.
+// one returns distinct members, the whole set (descending) when count >= size.
 void ZRandMember(ShardCmd& cmd) {
   const size_t argc = cmd.args.size();
   if (argc == 2) {
@@ -137,8 +137,9 @@ void ZRandMember(ShardCmd& cmd) {
     return;
   }
   if (count >= size) {
+    // The whole set, highest rank first, as Redis 7.0 sends it.
     cmd.reply.ArrayLen(withscores ? size * 2 : size);
-    Walk(z, RankWalk{0, size, false}, [&](std::string_view m, double s) {
+    Walk(z, RankWalk{size - 1, size, true}, [&](std::string_view m, double s) {
       cmd.reply.Bulk(m);
       if (withscores) ReplyScore(cmd.reply, s);
     });
