@@ -118,8 +118,22 @@ void ZTree::FreeSubtree(void* node, size_t level) {
   FreeInner(in);
 }
 
+void ZTree::Locate(const ZNode* n, Path* p) const {
+  if (height_ == 0) Fail("lookup of a member in an empty tree");
+  DescendInner(UpToNode{n->score(), n->member()}, p);
+  const Leaf* leaf = p->leaf;
+  ZNode* const* begin = leaf->items;
+  ZNode* const* end = begin + leaf->count;
+  ZNode* const* at = std::find(begin, end, n);
+  if (at == end) Fail("member is not in the tree where its (score, member) belongs");
+  p->pos = size_t(at - begin) + 1;
+  p->before += p->pos;
+}
+
 size_t ZTree::Rank(const ZNode* n) const {
-  return CountBefore(BeforeNode{n->score(), n->member()});
+  Path p;
+  Locate(n, &p);
+  return p.before - 1;
 }
 
 ZTree::Pos ZTree::AtRank(size_t rank) const {
@@ -269,10 +283,12 @@ void ZTree::InsertChild(Path& p, size_t level, size_t at, void* child, uint64_t 
 // ---- Erase -----------------------------------------------------------------------------
 
 void ZTree::Erase(const ZNode* n) {
-  if (height_ == 0) Fail("erase from an empty tree");
   Path p;
-  Descend(UpToNode{n->score(), n->member()}, &p);
-  if (p.pos == 0 || p.leaf->items[p.pos - 1] != n) Fail("erase of a member not in the tree");
+  Locate(n, &p);
+  EraseLocated(p);
+}
+
+void ZTree::EraseLocated(Path& p) {
   --p.pos;
   for (size_t i = 0; i < p.depth; ++i) --p.steps[i].node->counts[p.steps[i].ci];
   --size_;
@@ -399,8 +415,7 @@ void ZTree::RebalanceInner(Path& p, size_t level) {
 
 void ZTree::SetScore(ZNode* n, double score) {
   Path p;
-  Descend(UpToNode{n->score(), n->member()}, &p);
-  if (p.pos == 0 || p.leaf->items[p.pos - 1] != n) Fail("score change of a member not in the tree");
+  Locate(n, &p);
   const size_t pos = p.pos - 1;
   const Leaf* leaf = p.leaf;
   // In place only away from the leaf's front: a leaf minimum may be a separator, whose
@@ -417,7 +432,7 @@ void ZTree::SetScore(ZNode* n, double score) {
       return;
     }
   }
-  Erase(n);
+  EraseLocated(p);
   n->set_score(score);
   Insert(n);
 }

@@ -12,7 +12,8 @@
 //
 //   Insert: Descend(< key) ─> counts++ on the path ─> leaf insert
 //           full leaf: shift one item to a sibling with room, else split ─> InsertChild
-//   Erase:  Descend(<= key) ─> counts-- ─> leaf erase ─> fix min separator
+//   Erase:  Locate(n) (descend by <= key, find n's pointer in the leaf) ─> counts--
+//           ─> leaf erase ─> fix min separator
 //           ─> underfull leaf: merge with or borrow from a sibling ─> RebalanceInner upwards
 //
 // Splits at either end of the whole order put the new item alone in the new leaf, so ascending
@@ -100,7 +101,13 @@ class ZTree {
   };
 
   template <typename Pred>
+  void DescendInner(Pred&& before, Path* p) const;  // stops at the leaf
+  template <typename Pred>
   void Descend(Pred&& before, Path* p) const;
+  // Descends to the leaf holding `n` and sets p->pos to n's index + 1 (as Descend with
+  // "up to n" would), finding n by pointer in the leaf: no member reads there, which are
+  // the cache misses that dominate a descent.
+  void Locate(const ZNode* n, Path* p) const;
   static void SetSep(Inner* in, size_t i, const ZNode* n) {
     in->sep[i] = n;
     in->sep_score[i] = n->score();
@@ -113,6 +120,7 @@ class ZTree {
   void FreeSubtree(void* node, size_t level);
 
   void InsertIntoLeaf(Path& p, ZNode* n);
+  void EraseLocated(Path& p);  // p from Locate
   void InsertChild(Path& p, size_t level, size_t at, void* child, uint64_t count, const ZNode* sep);
   void FixMinSeparator(const Path& p, const ZNode* new_min);
   void RebalanceLeaf(Path& p);
@@ -130,7 +138,7 @@ class ZTree {
 // ---- Templates -------------------------------------------------------------------------
 
 template <typename Pred>
-void ZTree::Descend(Pred&& before, Path* p) const {
+void ZTree::DescendInner(Pred&& before, Path* p) const {
   p->depth = 0;
   p->before = 0;
   void* node = root_;
@@ -151,7 +159,13 @@ void ZTree::Descend(Pred&& before, Path* p) const {
     p->steps[p->depth++] = {in, ci};
     node = in->child[ci];
   }
-  auto* leaf = static_cast<Leaf*>(node);
+  p->leaf = static_cast<Leaf*>(node);
+}
+
+template <typename Pred>
+void ZTree::Descend(Pred&& before, Path* p) const {
+  DescendInner(before, p);
+  const Leaf* leaf = p->leaf;
   size_t lo = 0, hi = leaf ? leaf->count : 0;
   while (lo < hi) {
     const size_t mid = (lo + hi) / 2;
@@ -162,7 +176,6 @@ void ZTree::Descend(Pred&& before, Path* p) const {
       hi = mid;
     }
   }
-  p->leaf = leaf;
   p->pos = lo;
   p->before += lo;
 }

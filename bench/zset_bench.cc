@@ -1,0 +1,144 @@
+// ZSet at 1M members named `member:%08d` (15 bytes, as in docs/ZSET.md's Redis
+// comparison), loaded two ways:
+//   ordered: score i for member i, inserted in that order (a leaderboard built by time);
+//   random:  uniform random scores, inserted in a shuffled order.
+//
+// Counters: ns/op per member; total_B/member is heap bytes held after the load, measured
+// with mallinfo2 (uordblks + hblkhd, so mmapped bucket arrays count too); counted_B/member
+// is what ZSet::MemoryBytes() reports. Query benchmarks probe members in a shuffled order
+// so they do not walk memory in insertion order.
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_format.h"
+#include "benchmark/benchmark.h"
+#include "core/zset.h"
+
+namespace rc {
+namespace {
+
+constexpr size_t kMembers = 1'000'000;
+
+struct Load {
+  std::vector<std::pair<std::string, double>> adds;  // in insertion order
+  std::vector<std::string> probes;                   // every member, shuffled
+};
+
+const Load& LoadFor(bool random) {
+  static auto* cache = new std::map<bool, Load>();
+  auto [it, inserted] = cache->try_emplace(random);
+  Load& l = it->second;
+  if (!inserted) return l;
+  std::mt19937_64 rng(42);
+  std::uniform_real_distribution<double> score(0, 1e9);
+  for (size_t i = 0; i < kMembers; ++i) {
+    l.adds.emplace_back(absl::StrFormat("member:%08d", i), random ? score(rng) : double(i));
+    l.probes.push_back(l.adds.back().first);
+  }
+  if (random) std::shuffle(l.adds.begin(), l.adds.end(), rng);
+  std::shuffle(l.probes.begin(), l.probes.end(), rng);
+  return l;
+}
+
+size_t HeapInUse() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
+std::unique_ptr<ZSet> Fill(const Load& l) {
+  auto z = std::make_unique<ZSet>();
+  for (const auto& [member, score] : l.adds) z->Add(member, score);
+  return z;
+}
+
+const ZSet& SetFor(bool random) {
+  static auto* cache = new std::map<bool, std::unique_ptr<ZSet>>();
+  auto& z = (*cache)[random];
+  if (!z) z = Fill(LoadFor(random));
+  return *z;
+}
+
+void PerMember(benchmark::State& state, size_t n) {
+  state.counters["ns/op"] = benchmark::Counter(
+      double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+// ZADD of new members into a set growing from 0 to 1M.
+void BM_ZAdd(benchmark::State& state) {
+  const Load& l = LoadFor(state.range(0));
+  for (auto _ : state) {
+    auto z = Fill(l);
+    state.PauseTiming();
+    z.reset();
+    state.ResumeTiming();
+  }
+  PerMember(state, kMembers);
+  const size_t before = HeapInUse();
+  auto z = Fill(l);
+  state.counters["total_B/member"] = double(HeapInUse() - before) / kMembers;
+  state.counters["counted_B/member"] = double(z->MemoryBytes()) / kMembers;
+}
+
+void BM_Rank(benchmark::State& state) {
+  const ZSet& z = SetFor(state.range(0));
+  const Load& l = LoadFor(state.range(0));
+  for (auto _ : state) {
+    size_t sum = 0;
+    for (const std::string& m : l.probes) sum += *z.Rank(m);
+    benchmark::DoNotOptimize(sum);
+  }
+  PerMember(state, kMembers);
+}
+
+void BM_Score(benchmark::State& state) {
+  const ZSet& z = SetFor(state.range(0));
+  const Load& l = LoadFor(state.range(0));
+  for (auto _ : state) {
+    double sum = 0;
+    for (const std::string& m : l.probes) sum += *z.Score(m);
+    benchmark::DoNotOptimize(sum);
+  }
+  PerMember(state, kMembers);
+}
+
+// ZRANGE key mid mid: the descent by subtree counts plus reading the member.
+void BM_AtRankMiddle(benchmark::State& state) {
+  const ZSet& z = SetFor(state.range(0));
+  for (auto _ : state) {
+    ZSet::Iterator it = z.AtRank(z.size() / 2);
+    benchmark::DoNotOptimize(it.member().data());
+  }
+}
+
+// AtRank at shuffled ranks: the cache-cold case.
+void BM_AtRankRandom(benchmark::State& state) {
+  const ZSet& z = SetFor(state.range(0));
+  std::vector<size_t> ranks(kMembers);
+  for (size_t i = 0; i < kMembers; ++i) ranks[i] = i;
+  std::shuffle(ranks.begin(), ranks.end(), std::mt19937_64(7));
+  for (auto _ : state) {
+    size_t sum = 0;
+    for (size_t r : ranks) sum += z.AtRank(r).member().size();
+    benchmark::DoNotOptimize(sum);
+  }
+  PerMember(state, kMembers);
+}
+
+// Arg: 0 = ordered load, 1 = random load.
+BENCHMARK(BM_ZAdd)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Rank)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Score)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_AtRankMiddle)->ArgName("random")->Arg(0)->Arg(1);
+BENCHMARK(BM_AtRankRandom)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+}  // namespace rc
