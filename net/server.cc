@@ -102,7 +102,8 @@ bool Server::Start(std::string* error) {
   wake_ring_ready_ = true;
   state_.wake_all = [this] { WakeAll(); };
 
-  lazyfree_ = std::make_unique<ThreadPool>(size_t(state_.config.lazyfree_threads));
+  lazyfree_ = std::make_unique<ThreadPool>(size_t(state_.config.lazyfree_threads),
+                                           ThreadPool::Priority::kIdle);
   state_.lazyfree = lazyfree_.get();
   shards_ = std::make_unique<ShardSet>(size_t(n), &state_);
   dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);

@@ -1,11 +1,15 @@
 #include "threadpool/thread_pool.h"
 
+#include <sched.h>
+
 namespace rc {
 
-ThreadPool::ThreadPool(size_t threads) {
+ThreadPool::ThreadPool(size_t threads, Priority priority) {
   if (threads == 0) threads = 1;
   threads_.reserve(threads);
-  for (size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  for (size_t i = 0; i < threads; ++i) {
+    threads_.emplace_back([this, priority] { WorkerLoop(priority); });
+  }
 }
 
 ThreadPool::~ThreadPool() {
@@ -35,7 +39,12 @@ uint64_t ThreadPool::Completed() const {
   return completed_;
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(Priority priority) {
+  if (priority == Priority::kIdle) {
+    sched_param param{};
+    // Best effort: where the policy is refused the pool simply runs at normal priority.
+    (void)sched_setscheduler(0, SCHED_IDLE, &param);
+  }
   for (;;) {
     Task task;
     {

@@ -19,7 +19,11 @@ class ThreadPool {
  public:
   using Task = absl::AnyInvocable<void() &&>;
 
-  explicit ThreadPool(size_t threads);
+  // kIdle workers run under SCHED_IDLE: they get a core only when no normal thread wants
+  // it, so a pool freeing a million nodes never preempts a reactor that shares its core
+  // (measured in docs/ZSET.md). Work still progresses under full load, slowly.
+  enum class Priority { kNormal, kIdle };
+  explicit ThreadPool(size_t threads, Priority priority = Priority::kNormal);
   // Runs every queued task, then joins. Called by the thread that built the pool.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -32,7 +36,7 @@ class ThreadPool {
   uint64_t Completed() const;
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(Priority priority);
 
   // std primitives so ThreadSanitizer sees them (Debian's Abseil lacks its annotations).
   mutable std::mutex mu_;

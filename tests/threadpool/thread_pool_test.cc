@@ -1,5 +1,7 @@
 #include "threadpool/thread_pool.h"
 
+#include <sched.h>
+
 #include <atomic>
 #include <memory>
 
@@ -38,6 +40,15 @@ TEST(ThreadPool, CountsCompletedTasks) {
   for (int i = 0; i < 10; ++i) pool.Submit([] {});
   while (pool.Pending() != 0) std::this_thread::yield();
   EXPECT_EQ(pool.Completed(), 10u);
+}
+
+TEST(ThreadPool, IdlePriorityWorkersRunUnderSchedIdle) {
+  std::atomic<int> policy{-1};
+  {
+    ThreadPool pool(1, ThreadPool::Priority::kIdle);
+    pool.Submit([&policy] { policy = sched_getscheduler(0); });
+  }
+  EXPECT_EQ(policy.load(), SCHED_IDLE);
 }
 
 }  // namespace
