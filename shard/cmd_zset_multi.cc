@@ -1,5 +1,5 @@
 // Sorted-set commands over several keys, which may live on different shards:
-// ZRANGESTORE, ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZUNION, ZINTER, ZDIFF.
+// ZRANGESTORE, ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZUNION, ZINTER, ZDIFF, ZINTERCARD.
 //
 // They run on the connection's thread (ZRANGESTORE with both keys on one shard runs there
 // inline) and are atomic across shards like MSETNX and RENAME (multi_shard.h):
@@ -48,6 +48,7 @@ struct Outcome {
   std::string error;
   ScoredMembers members;
   bool withscores = false;
+  int64_t cardinality = -1;  // ZINTERCARD: reply this integer instead
 };
 using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
 
@@ -97,6 +98,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
           if (!store) {
             return out.Send([&](ReplyBuilder& rb) {
               if (!outcome->error.empty()) return rb.Error(outcome->error);
+              if (outcome->cardinality >= 0) return rb.Integer(outcome->cardinality);
               rb.ArrayLen(outcome->members.size() * (outcome->withscores ? 2 : 1));
               for (const auto& [m, s] : outcome->members) {
                 rb.Bulk(m);
@@ -174,6 +176,8 @@ struct SetOp {
   std::vector<double> weights;
   Aggregate aggregate = Aggregate::kSum;
   bool withscores = false;
+  bool cardinality_only = false;  // ZINTERCARD
+  int64_t limit = 0;              // ZINTERCARD's LIMIT; 0: none
   std::string option_error;  // reported after the sources' type check, as Redis does
 };
 
@@ -267,7 +271,14 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
           AggregateInto(&score, it->second * weight(order[j]), op.aggregate);
         }
       }
-      if (all) o.members.emplace_back(m, score);
+      if (!all) continue;
+      o.members.emplace_back(m, score);
+      if (op.cardinality_only && op.limit > 0 && int64_t(o.members.size()) >= op.limit) break;
+    }
+    if (op.cardinality_only) {
+      o.cardinality = int64_t(o.members.size());
+      o.members.clear();
+      return o;
     }
   } else {
     std::vector<Index> others;
@@ -287,7 +298,8 @@ void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp*
   while (j < args.size()) {
     const size_t remaining = args.size() - j;
     std::string_view opt = args[j];
-    if (op->kind != SetOpKind::kDiff && remaining >= setnum + 1 &&
+    const bool card = op->cardinality_only;
+    if (op->kind != SetOpKind::kDiff && !card && remaining >= setnum + 1 &&
         EqualsIgnoreCase(opt, "weights")) {
       ++j;
       op->weights.assign(setnum, 1.0);
@@ -297,7 +309,7 @@ void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp*
           return;
         }
       }
-    } else if (op->kind != SetOpKind::kDiff && remaining >= 2 &&
+    } else if (op->kind != SetOpKind::kDiff && !card && remaining >= 2 &&
                EqualsIgnoreCase(opt, "aggregate")) {
       std::string_view a = args[j + 1];
       if (EqualsIgnoreCase(a, "sum")) {
@@ -311,9 +323,15 @@ void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp*
         return;
       }
       j += 2;
-    } else if (!store && EqualsIgnoreCase(opt, "withscores")) {
+    } else if (!store && !card && EqualsIgnoreCase(opt, "withscores")) {
       op->withscores = true;
       ++j;
+    } else if (card && remaining >= 2 && EqualsIgnoreCase(opt, "limit")) {
+      if (!ParseInt64(args[j + 1], &op->limit) || op->limit < 0) {
+        op->option_error = "ERR LIMIT can't be negative";
+        return;
+      }
+      j += 2;
     } else {
       op->option_error = std::string(err::kSyntax);
       return;
@@ -321,7 +339,7 @@ void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp*
   }
 }
 
-void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store) {
+void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_only = false) {
   const size_t numkeys_idx = store ? 2 : 1;
   int64_t setnum;
   if (!ParseInt64(cmd.args[numkeys_idx], &setnum)) return cmd.reply.Error(err::kNotInteger);
@@ -334,6 +352,7 @@ void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store) {
   }
   auto op = std::make_shared<SetOp>();
   op->kind = kind;
+  op->cardinality_only = cardinality_only;
   ParseSetOpOptions(cmd.args, numkeys_idx + 1 + size_t(setnum), size_t(setnum), store, op.get());
   std::vector<std::string_view> keys;
   if (store) keys.push_back(cmd.args[1]);
@@ -351,6 +370,7 @@ void ZDiffStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, true); }
 void ZUnion(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kUnion, false); }
 void ZInter(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false); }
 void ZDiff(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, false); }
+void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false, true); }
 
 }  // namespace
 
@@ -370,6 +390,7 @@ void RegisterZSetMultiCommands(CommandTable& t) {
   row("zunion", -3, kCmdReadOnly, 0, 0, nullptr, ZUnion);
   row("zinter", -3, kCmdReadOnly, 0, 0, nullptr, ZInter);
   row("zdiff", -3, kCmdReadOnly, 0, 0, nullptr, ZDiff);
+  row("zintercard", -3, kCmdReadOnly, 0, 0, nullptr, ZInterCard);
 }
 
 }  // namespace rc

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/random/distributions.h"
 #include "core/glob.h"
 #include "core/numbers.h"
@@ -145,11 +146,22 @@ void ZRandMember(ShardCmd& cmd) {
     });
     return;
   }
-  // Distinct ranks: a partial Fisher-Yates shuffle over [0, size).
-  std::vector<size_t> ranks(size);
-  for (size_t i = 0; i < size; ++i) ranks[i] = i;
-  for (size_t i = 0; i < count; ++i) {
-    std::swap(ranks[i], ranks[absl::Uniform<size_t>(rng, i, size)]);
+  // Distinct ranks. Near the set's size, a partial Fisher-Yates shuffle over every rank;
+  // else random draws deduplicated, so a few members of a huge set cost O(count).
+  std::vector<size_t> ranks;
+  if (count * 3 > size) {
+    ranks.resize(size);
+    for (size_t i = 0; i < size; ++i) ranks[i] = i;
+    for (size_t i = 0; i < count; ++i) {
+      std::swap(ranks[i], ranks[absl::Uniform<size_t>(rng, i, size)]);
+    }
+    ranks.resize(count);
+  } else {
+    absl::flat_hash_set<size_t> picked;
+    while (ranks.size() < count) {
+      size_t r = absl::Uniform<size_t>(rng, 0, size);
+      if (picked.insert(r).second) ranks.push_back(r);
+    }
   }
   cmd.reply.ArrayLen(withscores ? count * 2 : count);
   for (size_t i = 0; i < count; ++i) ReplyMember(cmd.reply, z, ranks[i], withscores);

@@ -41,7 +41,7 @@ TEST_P(DiffZsetTest, Arity) {
         "ZREVRANK", "ZRANGE", "ZRANGESTORE", "ZREVRANGE", "ZRANGEBYSCORE", "ZREVRANGEBYSCORE",
         "ZRANGEBYLEX", "ZREVRANGEBYLEX", "ZREMRANGEBYRANK", "ZREMRANGEBYSCORE", "ZREMRANGEBYLEX",
         "ZPOPMIN", "ZPOPMAX", "ZRANDMEMBER", "ZSCAN", "ZUNIONSTORE", "ZINTERSTORE", "ZDIFFSTORE",
-        "ZUNION", "ZINTER", "ZDIFF"}) {
+        "ZUNION", "ZINTER", "ZDIFF", "ZINTERCARD"}) {
     Same({name});
     Same({name, "k"});
   }
@@ -372,6 +372,23 @@ TEST_P(DiffZsetTest, RandMember) {
     ASSERT_EQ(one.size(), 2u) << one;
     EXPECT_TRUE(scores.count(one.substr(1))) << one;
   }
+  // Few members of a large set (drawn without a pass over every rank): still distinct.
+  Args add = {"ZADD", "big"};
+  for (int i = 0; i < 500; ++i) {
+    add.push_back(std::to_string(i));
+    add.push_back(absl::StrCat("m", i));
+  }
+  Same(add);
+  for (const char* n : {"2", "10", "100", "166", "167", "499"}) {
+    std::vector<std::string> got = Elements(*rcc_, {"ZRANDMEMBER", "big", n, "WITHSCORES"});
+    ASSERT_EQ(got.size(), 2 * std::stoul(n));
+    std::set<std::string> seen;
+    for (size_t i = 0; i < got.size(); i += 2) {
+      EXPECT_EQ("m" + got[i + 1], got[i]);
+      seen.insert(got[i]);
+    }
+    EXPECT_EQ(seen.size(), std::stoul(n));
+  }
 }
 
 TEST_P(DiffZsetTest, Scan) {
@@ -434,7 +451,8 @@ TEST_P(DiffZsetTest, WrongType) {
            {"ZSCAN", "s", "0", "COUNT", "0"}, {"ZRANGESTORE", "d", "s", "0", "-1"},
            {"ZUNIONSTORE", "d", "1", "s"}, {"ZUNIONSTORE", "d", "1", "s", "WEIGHTS", "x"},
            {"ZINTERSTORE", "d", "2", "missing", "s"}, {"ZDIFFSTORE", "d", "1", "s"},
-           {"ZUNION", "1", "s"}, {"ZINTER", "1", "s", "FOO"}, {"ZDIFF", "2", "missing", "s"}}) {
+           {"ZUNION", "1", "s"}, {"ZINTER", "1", "s", "FOO"}, {"ZDIFF", "2", "missing", "s"},
+           {"ZINTERCARD", "2", "s", "missing"}, {"ZINTERCARD", "1", "s", "LIMIT", "-1"}}) {
     Same(cmd);
   }
   Script({{"GET", "s"}, {"ZADD", "z", "1", "a"}, {"GET", "z"}, {"INCR", "z"}, {"APPEND", "z", "x"},
@@ -515,6 +533,17 @@ TEST_P(DiffZsetTest, SetOperationsAcrossShards) {
       Same(write_ws);
     }
   }
+  for (const Args& tail : std::vector<Args>{
+           {"2", k[0], k[1]}, {"3", k[0], k[1], k[2]}, {"2", k[0], k[3]}, {"1", k[0]},
+           {"2", k[0], k[1], "LIMIT", "1"}, {"2", k[0], k[1], "LIMIT", "0"},
+           {"2", k[0], k[1], "LIMIT", "100"}, {"2", k[0], k[1], "LIMIT", "-1"},
+           {"2", k[0], k[1], "LIMIT", "x"}, {"2", k[0], k[1], "LIMIT"},
+           {"2", k[0], k[1], "WITHSCORES"}, {"2", k[0], k[1], "WEIGHTS", "1", "1"},
+           {"2", k[0], k[1], "AGGREGATE", "SUM"}, {"0", k[0]}, {"3", k[0], k[1]}}) {
+    Args card = {"ZINTERCARD"};
+    card.insert(card.end(), tail.begin(), tail.end());
+    Same(card);
+  }
   // The destination may be one of the sources, or hold another type with a TTL.
   Script({{"ZUNIONSTORE", k[0], "2", k[0], k[1]},
           {"ZRANGE", k[0], "0", "-1", "WITHSCORES"},
@@ -539,7 +568,7 @@ TEST_P(DiffZsetTest, CommandInfo) {
         "zrevrank", "zrange", "zrangestore", "zrevrange", "zrangebyscore", "zrevrangebyscore",
         "zrangebylex", "zrevrangebylex", "zremrangebyrank", "zremrangebyscore", "zremrangebylex",
         "zpopmin", "zpopmax", "zrandmember", "zscan", "zunionstore", "zinterstore", "zdiffstore",
-        "zunion", "zinter", "zdiff"}) {
+        "zunion", "zinter", "zdiff", "zintercard"}) {
     SCOPED_TRACE(name);
     Client::ReplyPtr want = redisc_->RawCmd({"COMMAND", "INFO", name});
     Client::ReplyPtr got = rcc_->RawCmd({"COMMAND", "INFO", name});
