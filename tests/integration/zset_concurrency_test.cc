@@ -103,7 +103,7 @@ TEST_P(ZsetConcurrencyTest, CrossShardReadsNeverSeeHalfARename) {
 
 // A pipelined command that reads keys an earlier cross-shard command of the same client
 // writes must see the write. ZUNION (keyless in the table) waits for the earlier
-// command's locks (Dispatcher::MustWait); see the DISABLED_ test below for the STORE forms.
+// command's locks (Dispatcher::MustWait); so do the STORE forms (below).
 TEST_P(ZsetConcurrencyTest, PipelinedZUnionSeesEarlierCrossShardWrite) {
   const std::string a = OnShard("pa", 0), b = OnShard("pb", 1);
   for (int r = 0; r < 200; ++r) {
@@ -117,14 +117,11 @@ TEST_P(ZsetConcurrencyTest, PipelinedZUnionSeesEarlierCrossShardWrite) {
   }
 }
 
-// Known gap: ZUNIONSTORE/ZINTERSTORE/ZDIFFSTORE's sources follow numkeys, so the table's
-// key triple (Redis's legacy 1,1,1: the destination) does not list them, and
-// Dispatcher::MustWait lets the command start while the client's earlier MSET is still
-// taking its locks: it overtakes the MSET on the later shard (every round, when the
-// connection lives on that shard's thread; SO_REUSEPORT decides). Fix in
-// the dispatcher: treat a keyed row without an on_shard handler (movable keys) like a
-// keyless one there, i.e. wait whenever client.Locking().
-TEST_P(ZsetConcurrencyTest, DISABLED_PipelinedZUnionStoreSeesEarlierCrossShardWrite) {
+// The STORE forms' sources follow numkeys, beyond the table's key triple (Redis's legacy
+// 1,1,1: the destination), so Dispatcher::MustWait makes such rows wait for every lock the
+// client's earlier commands are still taking. Without that, ZUNIONSTORE overtook the MSET
+// on the later shard in every round where the connection lived on that shard's thread.
+TEST_P(ZsetConcurrencyTest, PipelinedZUnionStoreSeesEarlierCrossShardWrite) {
   const std::string a = OnShard("pa", 0), b = OnShard("pb", 1), d = OnShard("pd", 1);
   for (int r = 0; r < 200; ++r) {
     rcc_->Append({"DEL", a, b, d});
