@@ -49,6 +49,8 @@ struct Outcome {
   ScoredMembers members;
   bool withscores = false;
   int64_t cardinality = -1;  // ZINTERCARD: reply this integer instead
+  bool incremental = false;  // how to build the stored set (BuildZSet)
+  int64_t known_length = -1;
 };
 using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
 
@@ -111,7 +113,9 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
               [=](Shard& shard, size_t gi) {
                 // Items are in argument order within a group: item 0 leads its group.
                 if (outcome->error.empty() && groups->items[gi][0] == 0) {
-                  shard.StoreZSet(groups->args[gi][0], BuildZSet(outcome->members));
+                  shard.StoreZSet(groups->args[gi][0],
+                                  BuildZSet(outcome->members, outcome->incremental,
+                                            outcome->known_length));
                 }
                 ReleaseOn(shard, *locks, gi);
                 return true;
@@ -128,6 +132,11 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
 
 // ---- ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count] ----
 
+// Redis sizes ZRANGESTORE's result up front only for a rank range.
+int64_t KnownLength(const RangeQuery& q, const ScoredMembers& members) {
+  return q.type == RangeQuery::Type::kRank ? int64_t(members.size()) : -1;
+}
+
 void ZRangeStore(ShardCmd& cmd) {
   RangeQuery q;
   std::string error;
@@ -136,7 +145,7 @@ void ZRangeStore(ShardCmd& cmd) {
   if (!FindZSet(cmd.shard, cmd.args[2], cmd.reply, &e, true)) return;
   ScoredMembers members;
   if (e != nullptr) members = CopyRange(*e->zset(), PlanRange(*e->zset(), q));
-  cmd.shard.StoreZSet(cmd.args[1], BuildZSet(members));
+  cmd.shard.StoreZSet(cmd.args[1], BuildZSet(members, true, KnownLength(q, members)));
   cmd.reply.Integer(int64_t(members.size()));
 }
 
@@ -155,12 +164,14 @@ void ZRangeStoreCoord(CoordCmd& cmd) {
   ReadCombineStore(
       cmd, {views[1], views[2]}, true,
       [owned, query](const ZSet& z) { return CopyRange(z, PlanRange(z, *query)); },
-      [](std::vector<SourceRead>& src) {
+      [query](std::vector<SourceRead>& src) {
         Outcome o;
         if (src[0].wrongtype) {
           o.error = std::string(err::kWrongType);
         } else {
           o.members = std::move(src[0].members);
+          o.incremental = true;
+          o.known_length = KnownLength(*query, o.members);
         }
         return o;
       });

@@ -21,11 +21,6 @@ namespace rc {
 
 namespace {
 
-// Redis keeps sets this small in a listpack (zset-max-listpack-entries / -value), which
-// ZSCAN returns whole, in order, with cursor 0.
-constexpr size_t kListpackEntries = 128;
-constexpr size_t kListpackValue = 64;
-
 void ZScore(ShardCmd& cmd) {
   Entry* e;
   if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
@@ -177,14 +172,6 @@ bool ParseCursor(std::string_view s, uint64_t* out) {
   return errno != ERANGE && end == buf.c_str() + buf.size();
 }
 
-bool IsSmall(const ZSet& z) {
-  if (z.size() > kListpackEntries) return false;
-  bool small = true;
-  Walk(z, RankWalk{0, z.size(), false},
-       [&](std::string_view m, double) { small &= m.size() <= kListpackValue; });
-  return small;
-}
-
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
 void ZScan(ShardCmd& cmd) {
   uint64_t cursor;
@@ -221,7 +208,8 @@ void ZScan(ShardCmd& cmd) {
     if (use_pattern && !GlobMatch(pattern, m)) return;
     found.emplace_back(std::string(m), std::move(score));
   };
-  if (IsSmall(z)) {
+  // Redis returns a listpack whole, in order, with cursor 0.
+  if (ListpackLike(z)) {
     Walk(z, RankWalk{0, z.size(), false},
          [&](std::string_view m, double s) { visit(m, ListpackScore(s)); });
   } else {

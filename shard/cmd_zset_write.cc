@@ -87,12 +87,12 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
         if ((f.lt && score >= *cur) || (f.gt && score <= *cur)) continue;
         newscore = score;
         if (score != *cur) {
-          z->Add(member, StoredScore(score));
+          z->Add(member, ScoreToStore(*z, member, score));
           ++updated;
         }
         ++processed;
       } else if (!f.xx) {
-        z->Add(member, StoredScore(score));
+        z->Add(member, ScoreToStore(*z, member, score));
         newscore = score;
         ++added;
         ++processed;

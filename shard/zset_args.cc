@@ -175,9 +175,33 @@ ScoredMembers CopyRange(const ZSet& z, const RankWalk& w) {
   return out;
 }
 
-std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members) {
+bool ListpackLike(const ZSet& z, size_t extra, size_t extra_len) {
+  if (z.size() + extra > kListpackEntries || extra_len > kListpackValue) return false;
+  bool small = true;
+  Walk(z, RankWalk{0, z.size(), false},
+       [&](std::string_view m, double) { small &= m.size() <= kListpackValue; });
+  return small;
+}
+
+double ScoreToStore(const ZSet& z, std::string_view member, double score) {
+  if (score != 0 || !std::signbit(score)) return score;
+  size_t extra = z.Score(member) ? 0 : 1;
+  return ListpackLike(z, extra, member.size()) ? 0.0 : score;
+}
+
+std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, bool incremental,
+                                int64_t known_length) {
   auto z = std::make_unique<ZSet>();
-  for (const auto& [m, s] : members) z->Add(m, StoredScore(s));
+  if (incremental) {
+    const bool skiplist = known_length > int64_t(kListpackEntries);
+    for (const auto& [m, s] : members) z->Add(m, skiplist ? s : ScoreToStore(*z, m, s));
+    return z;
+  }
+  bool small = members.size() <= kListpackEntries;
+  for (size_t i = 0; small && i < members.size(); ++i) {
+    small = members[i].first.size() <= kListpackValue;
+  }
+  for (const auto& [m, s] : members) z->Add(m, small && s == 0 ? 0.0 : s);
   return z;
 }
 

@@ -31,9 +31,20 @@ bool ParseScoreBound(std::string_view s, ScoreBound* out);
 // Redis zslParseLexRangeItem: `-`, `+`, `[value`, `(value`; `value` views into `s`.
 bool ParseLexBound(std::string_view s, LexBound* out);
 
-// Scores as a sorted set stores them: Redis's small (listpack) sets keep an integral
-// score as an integer, so -0 reads back as 0.
-inline double StoredScore(double d) { return d == 0 ? 0.0 : d; }
+// Redis 7.0 keeps a set in a listpack while it has at most 128 members of at most 64 bytes
+// (zset-max-listpack-entries / -value), else in a skiplist. The difference shows in two
+// places: a listpack stores an integral score as an integer, so -0 reads back as 0, and
+// ZSCAN returns a listpack whole. ringcache has one encoding and judges by the set's
+// current members (Redis never turns a grown set back into a listpack, so a set that grew
+// and shrank again can differ in those two places).
+inline constexpr size_t kListpackEntries = 128;
+inline constexpr size_t kListpackValue = 64;
+// Whether Redis would hold `z` as a listpack after adding `extra` members, the longest of
+// them `extra_len` bytes. O(size) up to kListpackEntries.
+bool ListpackLike(const ZSet& z, size_t extra = 0, size_t extra_len = 0);
+// The score to store for `member` (about to be added to or updated in `z`): -0 becomes 0
+// where Redis would write it into a listpack.
+double ScoreToStore(const ZSet& z, std::string_view member, double score);
 // addReplyDouble of Redis 7.0 ("%.17g", inf, -inf) as a bulk string.
 void ReplyScore(ReplyBuilder& reply, double d);
 // How ZSCAN prints a small set's score: the listpack's integer when the score is
@@ -93,7 +104,12 @@ void Walk(const ZSet& z, const RankWalk& w, Fn&& fn) {
 using ScoredMembers = std::vector<std::pair<std::string, double>>;
 // The walk's members copied out (ZRANGESTORE, cross-shard reads).
 ScoredMembers CopyRange(const ZSet& z, const RankWalk& w);
-// A sorted set holding `members` (scores as stored); empty input gives an empty set.
-std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members);
+// A sorted set holding `members`, a STORE result; empty input gives an empty set. -0 becomes
+// 0 where Redis would have the member in a listpack. ZUNIONSTORE & co. build a skiplist and
+// convert a small result at the end (`incremental` false); ZRANGESTORE adds `members` in
+// order to a listpack that converts when it outgrows it, or starts as a skiplist when a
+// rank range is known to be larger (`incremental`, `known_length`, -1 if unknown).
+std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, bool incremental = false,
+                                int64_t known_length = -1);
 
 }  // namespace rc

@@ -138,6 +138,44 @@ TEST_P(DiffZsetTest, ScoreParsingAndFormatting) {
           {"ZSCORE", "f", "q"},
           {"ZINCRBY", "f", "nx", "q"},
           {"ZINCRBY", "f", "1e400", "q"}});
+  // -0 survives only where Redis keeps the set in a skiplist (a member longer than 64 bytes
+  // or more than 128 members); a listpack stores it as the integer 0.
+  const std::string long_member(65, 'x');
+  Script({{"ZADD", "neg", "-0", "a", "-0", long_member, "-0", "b"},
+          {"ZMSCORE", "neg", "a", long_member, "b"},
+          {"ZRANGE", "neg", "0", "-1", "WITHSCORES"},
+          {"ZINCRBY", "neg", "-0", "a"},
+          {"ZPOPMIN", "neg", "3"},
+          {"ZADD", "neg2", "-0", "a"},
+          {"ZADD", "neg2", "-0", long_member},
+          {"ZADD", "neg2", "-0", "c"},
+          {"ZMSCORE", "neg2", "a", long_member, "c"},
+          {"ZUNIONSTORE", "neg3", "1", "neg2", "WEIGHTS", "-1"},
+          {"ZRANGE", "neg3", "0", "-1", "WITHSCORES"},
+          {"ZUNION", "1", "neg2", "WEIGHTS", "-1", "WITHSCORES"},
+          {"ZRANGESTORE", "neg4", "neg2", "0", "-1"},
+          {"ZRANGE", "neg4", "0", "-1", "WITHSCORES"}});
+  Args big = {"ZADD", "negbig"};
+  for (int i = 0; i < 200; ++i) {
+    big.push_back(i % 2 ? "-0" : "0");
+    big.push_back(absl::StrCat("m", i));
+  }
+  Same(big);
+  Script({{"ZRANGE", "negbig", "0", "5", "WITHSCORES"},
+          {"ZADD", "negbig", "-0", "new"},
+          {"ZSCORE", "negbig", "new"},
+          {"ZINTERSTORE", "negsmall", "2", "negbig", "neg2"},
+          {"ZRANGE", "negsmall", "0", "-1", "WITHSCORES"},
+          {"ZRANGESTORE", "negr", "negbig", "0", "-1"},
+          {"ZRANGE", "negr", "0", "-1", "WITHSCORES"},
+          {"ZRANGESTORE", "negr", "negbig", "-inf", "+inf", "BYSCORE"},
+          {"ZRANGE", "negr", "0", "-1", "WITHSCORES"},
+          {"ZRANGESTORE", "negr", "negbig", "+inf", "-inf", "BYSCORE", "REV"},
+          {"ZRANGE", "negr", "0", "-1", "WITHSCORES"},
+          {"ZRANGESTORE", "negr", "negbig", "0", "99"},
+          {"ZRANGE", "negr", "0", "-1", "WITHSCORES"},
+          {"ZUNIONSTORE", "negr", "1", "negbig"},
+          {"ZRANGE", "negr", "0", "-1", "WITHSCORES"}});
 }
 
 TEST_P(DiffZsetTest, RemoveAndEmptySetDeletion) {
@@ -432,6 +470,65 @@ TEST_P(DiffZsetTest, Scan) {
   } while (cursor != "0");
   EXPECT_EQ(got, want);
   EXPECT_GT(calls, 1);
+}
+
+// Sets past Redis's listpack limits (a skiplist there; several tree levels here).
+TEST_P(DiffZsetTest, LargeSets) {
+  std::vector<std::string> k = Spread("big", 3);
+  for (int part = 0; part < 3; ++part) {
+    Args add = {"ZADD", k[size_t(part)]};
+    for (int i = 0; i < 1500; ++i) {
+      int v = (i * 7919 + part * 13) % 1000;
+      add.push_back(absl::StrCat(v % 3 == 0 ? "-" : "", v / 10, ".", v % 10));
+      add.push_back(absl::StrCat("member:", (i * 31 + part * 500) % 2000));
+    }
+    Same(add);
+  }
+  const std::string& a = k[0];
+  Script({{"ZCARD", a},
+          {"ZRANGE", a, "0", "20", "WITHSCORES"},
+          {"ZRANGE", a, "700", "760", "WITHSCORES"},
+          {"ZRANGE", a, "-30", "-1", "REV", "WITHSCORES"},
+          {"ZRANGE", a, "(-10", "10", "BYSCORE", "LIMIT", "5", "40", "WITHSCORES"},
+          {"ZRANGE", a, "50", "(-50", "BYSCORE", "REV", "LIMIT", "100", "30"},
+          {"ZCOUNT", a, "-50", "(50.5"},
+          {"ZCOUNT", a, "(-99.9", "+inf"},
+          {"ZRANK", a, "member:1234"},
+          {"ZREVRANK", a, "member:1234"},
+          {"ZRANK", a, "member:1"},
+          {"ZMSCORE", a, "member:0", "member:999", "member:1999", "nope"},
+          {"ZINCRBY", a, "1000", "member:5"},
+          {"ZREVRANGE", a, "0", "2", "WITHSCORES"},
+          {"ZREM", a, "member:5", "member:6", "member:7"},
+          {"ZREMRANGEBYRANK", a, "100", "199"},
+          {"ZREMRANGEBYSCORE", a, "(10", "20"},
+          {"ZCARD", a},
+          {"ZPOPMIN", a, "25"},
+          {"ZPOPMAX", a, "25"},
+          {"ZRANGE", a, "500", "520", "WITHSCORES"},
+          {"ZUNIONSTORE", "{u}dst", "3", k[0], k[1], k[2], "WEIGHTS", "1", "2", "-1"},
+          {"ZRANGE", "{u}dst", "0", "30", "WITHSCORES"},
+          {"ZRANGE", "{u}dst", "-30", "-1", "WITHSCORES"},
+          {"ZINTERSTORE", "{u}dst", "3", k[0], k[1], k[2], "AGGREGATE", "MAX"},
+          {"ZRANGE", "{u}dst", "0", "-1", "WITHSCORES"},
+          {"ZDIFF", "2", k[1], k[0], "WITHSCORES"},
+          {"ZRANGESTORE", "{u}dst", k[2], "100", "(200", "BYSCORE"},
+          {"ZRANGE", "{u}dst", "0", "-1", "WITHSCORES"},
+          {"ZRANDMEMBER", a, "5000", "WITHSCORES"},
+          {"ZREMRANGEBYRANK", a, "0", "-1"},
+          {"EXISTS", a}});
+  Args lex = {"ZADD", "lexbig"};
+  for (int i = 0; i < 700; ++i) {
+    lex.push_back("0");
+    lex.push_back(absl::StrCat("w", (i * 37) % 1000));
+  }
+  Same(lex);
+  Script({{"ZLEXCOUNT", "lexbig", "[w2", "(w5"},
+          {"ZRANGEBYLEX", "lexbig", "(w3", "+", "LIMIT", "10", "20"},
+          {"ZREVRANGEBYLEX", "lexbig", "[w8", "-", "LIMIT", "5", "15"},
+          {"ZREMRANGEBYLEX", "lexbig", "[w1", "(w2"},
+          {"ZCARD", "lexbig"},
+          {"ZRANGE", "lexbig", "100", "120"}});
 }
 
 TEST_P(DiffZsetTest, WrongType) {

@@ -68,8 +68,18 @@ TEST(ZSetArgs, ScoresPrintAsRedis70) {
   EXPECT_EQ(ListpackScore(2.5), "2.5");
   EXPECT_EQ(ListpackScore(1e300), "1.0000000000000001e+300");
   EXPECT_EQ(ListpackScore(INFINITY), "inf");
-  EXPECT_EQ(StoredScore(-0.0), 0.0);
-  EXPECT_FALSE(std::signbit(StoredScore(-0.0)));
+}
+
+TEST(ZSetArgs, NegativeZeroIsKeptOnlyWhereRedisUsesASkiplist) {
+  ZSet z;
+  EXPECT_FALSE(std::signbit(ScoreToStore(z, "m", -0.0)));
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, std::string(65, 'x'), -0.0)));
+  EXPECT_EQ(ScoreToStore(z, "m", 2.5), 2.5);
+  for (int i = 0; i < 128; ++i) z.Add(std::to_string(i), i);
+  EXPECT_FALSE(std::signbit(ScoreToStore(z, "5", -0.0)));    // an update: still 128
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, "new", -0.0)));   // the 129th member
+  EXPECT_TRUE(ListpackLike(z));
+  EXPECT_FALSE(ListpackLike(z, 1, 1));
 }
 
 TEST(ZSetArgs, ClampRanksLikeRedis) {
