@@ -11,11 +11,13 @@
 #include <malloc.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -134,6 +136,35 @@ void BM_AtRankRandom(benchmark::State& state) {
 }
 
 // Arg: 0 = ordered load, 1 = random load.
+// Destroying a 1M-member set (random load), on the thread that built it or on another
+// one, as the lazyfree pool does: glibc frees a chunk from another thread's arena under
+// that arena's lock, chunk by chunk, so the cross-thread case shows what that costs.
+void BM_Destroy(benchmark::State& state) {
+  const bool other_thread = state.range(0) != 0;
+  for (auto _ : state) {
+    std::unique_ptr<ZSet> z = Fill(LoadFor(true));
+    auto start = std::chrono::steady_clock::now();
+    if (other_thread) {
+      std::thread([z = std::move(z)]() mutable { z.reset(); }).join();
+    } else {
+      z.reset();
+    }
+    state.SetIterationTime(
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  state.counters["ns/member"] = benchmark::Counter(
+      double(kMembers) * double(state.iterations()),
+      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(BM_Destroy)
+    ->ArgName("other_thread")
+    ->Arg(0)
+    ->Arg(1)
+    ->Iterations(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_ZAdd)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Rank)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_Score)->ArgName("random")->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond);
