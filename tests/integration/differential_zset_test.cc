@@ -531,6 +531,27 @@ TEST_P(DiffZsetTest, LargeSets) {
           {"ZRANGE", "lexbig", "100", "120"}});
 }
 
+// Reads count keyspace hits and misses as Redis's lookupKeyRead does; writes count none.
+TEST_P(DiffZsetTest, KeyspaceHitsAndMisses) {
+  std::vector<std::string> k = Spread("hm", 3);
+  Script({{"ZADD", k[0], "1", "a"},     {"ZADD", k[1], "2", "b"},
+          {"ZSCORE", k[0], "a"},        {"ZSCORE", k[2], "a"},
+          {"ZMSCORE", k[0], "a", "b"},  {"ZCARD", k[2]},
+          {"ZRANK", k[1], "b"},         {"ZRANGE", k[0], "0", "-1"},
+          {"ZRANGEBYSCORE", k[2], "0", "1"},
+          {"ZCOUNT", k[0], "0", "1"},   {"ZLEXCOUNT", k[2], "-", "+"},
+          {"ZRANDMEMBER", k[0]},        {"ZSCAN", k[2], "0"},
+          {"ZRANGESTORE", k[2], k[0], "0", "-1"},
+          {"ZUNIONSTORE", k[2], "3", k[0], k[1], "nope"},
+          {"ZINTER", "2", k[0], k[1]},  {"ZDIFF", "2", "nope", k[1]},
+          {"ZREM", k[2], "a"},          {"ZREMRANGEBYRANK", "nope", "0", "1"},
+          {"ZPOPMIN", "nope"},          {"ZADD", k[2], "1", "a"},
+          {"ZINCRBY", k[2], "1", "a"}});
+  for (const char* field : {"keyspace_hits", "keyspace_misses"}) {
+    EXPECT_EQ(InfoInt(*rcc_, "stats", field), InfoInt(*redisc_, "stats", field)) << field;
+  }
+}
+
 TEST_P(DiffZsetTest, WrongType) {
   Same({"SET", "s", "v"});
   for (const Args& cmd : std::vector<Args>{
