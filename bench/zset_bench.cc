@@ -157,6 +157,46 @@ void BM_Destroy(benchmark::State& state) {
       benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
 }
 
+// Many small sets (rate limiters, per-user recent items): 100k sets of N members named
+// `member:%08d` (15 bytes), score = index. B/set is the mallinfo2 delta per set, the ZSet
+// object itself included (what a keyspace entry points at); B/member divides it by N.
+void BM_SmallSets(benchmark::State& state) {
+  constexpr size_t kSets = 100'000;
+  const size_t n = size_t(state.range(0));
+  std::vector<std::string> members;
+  for (size_t i = 0; i < n; ++i) members.push_back(absl::StrFormat("member:%08d", i));
+  std::vector<std::unique_ptr<ZSet>> sets;
+  sets.reserve(kSets);
+  double bytes = 0;
+  for (auto _ : state) {
+    const size_t before = HeapInUse();
+    for (size_t s = 0; s < kSets; ++s) {
+      auto z = std::make_unique<ZSet>();
+      for (size_t i = 0; i < n; ++i) z->Add(members[i], double(i));
+      sets.push_back(std::move(z));
+    }
+    bytes = double(HeapInUse() - before);
+    state.PauseTiming();
+    sets.clear();
+    state.ResumeTiming();
+  }
+  state.counters["B/set"] = bytes / kSets;
+  state.counters["B/member"] = bytes / double(kSets * n);
+  state.counters["ns/add"] = benchmark::Counter(
+      double(kSets * n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+}
+
+BENCHMARK(BM_SmallSets)
+    ->ArgName("members")
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(5)
+    ->Arg(10)
+    ->Arg(50)
+    ->Arg(128)
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK(BM_Destroy)
     ->ArgName("other_thread")
     ->Arg(0)

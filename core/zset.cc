@@ -28,6 +28,9 @@ struct MemberEq {
 
 }  // namespace
 
+// malloc(88) is a 96-byte chunk; one more word would make every set cost 112.
+static_assert(sizeof(ZSet) <= 88);
+
 ZSet::ZSet() = default;
 
 // Runs on a thread-pool thread for large sets: only this set's own blocks are touched.
@@ -35,7 +38,7 @@ ZSet::~ZSet() {
   tree_.Clear([](Node* n) { Node::Free(n); });
 }
 
-size_t ZSet::size() const { return tree_.size(); }
+size_t ZSet::size() const { return index_.size(); }
 
 ZSet::Node* ZSet::Find(std::string_view member) const {
   return index_.Find(HashMember(member), MemberEq{member});
@@ -49,9 +52,9 @@ ZSet::AddResult ZSet::Add(std::string_view member, double score) {
     return AddResult::kUpdated;
   }
   Node* n = Node::Make(member, score);
-  node_bytes_ += ChunkBytes(n);
   index_.Insert(n, hash);
   tree_.Insert(n);
+  tree_.AddMemberBytes(ChunkBytes(n));
   return AddResult::kAdded;
 }
 
@@ -59,7 +62,7 @@ bool ZSet::Remove(std::string_view member) {
   Node* n = index_.Detach(HashMember(member), MemberEq{member});
   if (n == nullptr) return false;
   tree_.Erase(n);
-  node_bytes_ -= ChunkBytes(n);
+  tree_.SubMemberBytes(ChunkBytes(n));
   Node::Free(n);
   return true;
 }
@@ -150,6 +153,7 @@ void ZSet::Iterator::Prev() {
 
 ZSet::Iterator ZSet::AtRank(size_t rank) const {
   Iterator it;
+  if (rank >= size()) return it;
   const zset_internal::ZTree::Pos pos = tree_.AtRank(rank);
   it.node_ = pos.leaf;
   it.pos_ = pos.idx;
@@ -176,21 +180,18 @@ uint64_t ZSet::Scan(uint64_t cursor, size_t count,
 size_t ZSet::MemoryBytes() const {
   // The bucket arrays come from calloc: one size word each on top of the slots.
   const size_t arrays = index_.BucketBytes() == 0 ? 0 : index_.BucketBytes() + 16;
-  return node_bytes_ + tree_.Bytes() + arrays;
+  return tree_.Bytes() + arrays;
 }
 
 void ZSet::Verify() const {
   using zset_internal::Fail;
   index_.Verify();
-  if (index_.size() != tree_.size()) Fail("index and tree hold different member counts");
-  size_t bytes = 0;
-  tree_.Verify([&](const Node* n) {
+  const size_t in_tree = tree_.Verify([&](const Node* n) {  // also checks the byte total
     if (index_.Find(HashMember(n->member()), [n](const Node* x) { return x == n; }) != n) {
       Fail("a tree member is missing from the index");
     }
-    bytes += ChunkBytes(n);
   });
-  if (bytes != node_bytes_) Fail("member byte count drifted");
+  if (index_.size() != in_tree) Fail("index and tree hold different member counts");
 }
 
 }  // namespace rc

@@ -104,8 +104,7 @@ class ZSet {
   // Lookups advance the index's incremental rehash (as Redis's dictFind does), so even
   // const methods may move buckets: hence mutable. Nothing else changes under const.
   mutable Index index_;  // owns nothing; members are freed through tree_ order
-  zset_internal::ZTree tree_;
-  size_t node_bytes_ = 0;  // allocator bytes of the member nodes
+  zset_internal::ZTree tree_;  // also counts the member nodes' allocator bytes
 };
 
 }  // namespace rc

@@ -81,13 +81,34 @@ ZTree::~ZTree() {
   if (height_ != 0) FreeSubtree(root_, 0);
 }
 
-Leaf* ZTree::NewLeaf() {
-  auto* l = static_cast<Leaf*>(std::malloc(sizeof(Leaf)));
+Leaf* ZTree::NewLeaf(uint32_t cap) {
+  auto* l = static_cast<Leaf*>(std::malloc(LeafBytes(cap)));
   if (l == nullptr) Fail("out of memory for a leaf");
   l->count = 0;
+  l->cap = cap;
   l->prev = l->next = nullptr;
   bytes_ += ChunkBytes(l);
   return l;
+}
+
+void ZTree::ResizeLeaf(Path* p, uint32_t cap) {
+  // malloc + copy rather than realloc: realloc growing in place may absorb a neighbour's
+  // slack (up to 24 B more than asked), and these blocks are small and rarely resized.
+  Leaf* old = p->leaf;
+  Leaf* l = NewLeaf(cap);
+  l->count = old->count;
+  l->prev = old->prev;
+  l->next = old->next;
+  std::memcpy(l->items, old->items, old->count * sizeof(ZNode*));
+  FreeLeaf(old);
+  p->leaf = l;
+  if (l->prev) l->prev->next = l;
+  if (l->next) l->next->prev = l;
+  if (p->depth > 0) {
+    p->steps[p->depth - 1].node->child[p->steps[p->depth - 1].ci] = l;
+  } else {
+    root_ = l;
+  }
 }
 
 Inner* ZTree::NewInner() {
@@ -137,7 +158,7 @@ size_t ZTree::Rank(const ZNode* n) const {
 }
 
 ZTree::Pos ZTree::AtRank(size_t rank) const {
-  if (rank >= size_) return {};
+  if (height_ == 0) return {};
   void* node = root_;
   for (size_t level = 0; level + 1 < height_; ++level) {
     auto* in = static_cast<Inner*>(node);
@@ -151,12 +172,10 @@ ZTree::Pos ZTree::AtRank(size_t rank) const {
 // ---- Insert ----------------------------------------------------------------------------
 
 void ZTree::Insert(ZNode* n) {
-  ++size_;
   if (height_ == 0) {
-    Leaf* l = NewLeaf();
+    Leaf* l = NewLeaf(kLeafCaps[0]);
     l->items[l->count++] = n;
     root_ = l;
-    first_leaf_ = l;
     height_ = 1;
     return;
   }
@@ -167,9 +186,14 @@ void ZTree::Insert(ZNode* n) {
 }
 
 void ZTree::InsertIntoLeaf(Path& p, ZNode* n) {
-  Leaf* leaf = p.leaf;
   size_t pos = p.pos;
-  if (leaf->count < kLeafCap) {
+  if (p.leaf->count == p.leaf->cap && p.leaf->cap < kLeafCap) {
+    // A small leaf grows to the next capacity instead of splitting.
+    const uint32_t* next = std::upper_bound(std::begin(kLeafCaps), std::end(kLeafCaps), p.leaf->cap);
+    ResizeLeaf(&p, *next);
+  }
+  Leaf* leaf = p.leaf;
+  if (leaf->count < leaf->cap) {
     // pos == 0 happens only in the leftmost leaf, whose minimum no separator names.
     LeafInsertAt(leaf, pos, n);
     return;
@@ -179,7 +203,7 @@ void ZTree::InsertIntoLeaf(Path& p, ZNode* n) {
   // A sibling with room takes one item: fuller leaves than splitting (B*-tree style).
   if (parent && ci > 0) {
     auto* left = static_cast<Leaf*>(parent->child[ci - 1]);
-    if (left->count < kLeafCap) {
+    if (left->count < left->cap) {
       // ci > 0 means n sorts after this leaf's minimum, so pos >= 1.
       LeafShift(left, leaf, 1);
       LeafInsertAt(leaf, pos - 1, n);
@@ -191,7 +215,7 @@ void ZTree::InsertIntoLeaf(Path& p, ZNode* n) {
   }
   if (parent && ci + 1 < parent->count) {
     auto* right = static_cast<Leaf*>(parent->child[ci + 1]);
-    if (right->count < kLeafCap) {
+    if (right->count < right->cap) {
       if (pos == kLeafCap) {
         LeafInsertAt(right, 0, n);
       } else {
@@ -208,7 +232,7 @@ void ZTree::InsertIntoLeaf(Path& p, ZNode* n) {
   const size_t s = pos == kLeafCap && leaf->next == nullptr ? kLeafCap
                    : pos == 0 && leaf->prev == nullptr      ? 0
                                                             : kLeafCap / 2;
-  Leaf* right = NewLeaf();
+  Leaf* right = NewLeaf(kLeafCap);
   right->prev = leaf;
   right->next = leaf->next;
   if (leaf->next) leaf->next->prev = right;
@@ -291,7 +315,6 @@ void ZTree::Erase(const ZNode* n) {
 void ZTree::EraseLocated(Path& p) {
   --p.pos;
   for (size_t i = 0; i < p.depth; ++i) --p.steps[i].node->counts[p.steps[i].ci];
-  --size_;
   Leaf* leaf = p.leaf;
   LeafEraseAt(leaf, p.pos);
   if (p.pos == 0) {
@@ -322,9 +345,16 @@ void ZTree::RebalanceLeaf(Path& p) {
     if (leaf->count == 0) {
       FreeLeaf(leaf);
       root_ = nullptr;
-      first_leaf_ = nullptr;
       height_ = 0;
+      return;
     }
+    // Shrink to the smallest capacity that is still at least twice the count (hysteresis:
+    // a set hovering at a capacity boundary does not reallocate on every add/remove).
+    uint32_t cap = leaf->cap;
+    for (size_t i = std::size(kLeafCaps) - 1; i-- > 0;) {
+      if (kLeafCaps[i] < cap && leaf->count * 2 <= kLeafCaps[i]) cap = kLeafCaps[i];
+    }
+    if (cap != leaf->cap) ResizeLeaf(&p, cap);
     return;
   }
   if (leaf->count >= kLeafMin) return;
@@ -335,7 +365,7 @@ void ZTree::RebalanceLeaf(Path& p) {
   auto* left = static_cast<Leaf*>(parent->child[a]);
   auto* right = static_cast<Leaf*>(parent->child[a + 1]);
   const size_t total = left->count + right->count;
-  if (total <= kLeafCap) {
+  if (total <= left->cap) {
     LeafShift(left, right, ptrdiff_t(right->count));
     left->next = right->next;
     if (right->next) right->next->prev = left;
@@ -440,13 +470,18 @@ void ZTree::SetScore(ZNode* n, double score) {
 // ---- Verify ----------------------------------------------------------------------------
 
 void ZTree::VerifyNode(const void* node, size_t level, const ZNode** last, const Leaf** prev_leaf,
-                       size_t* count, const ZNode** min) const {
+                       size_t* count, const ZNode** min, size_t* bytes) const {
+  *bytes += ChunkBytes(node);
   if (level + 1 == height_) {
     const auto* l = static_cast<const Leaf*>(node);
-    if (l->count > kLeafCap) Fail("tree: leaf over capacity");
+    if (std::find(std::begin(kLeafCaps), std::end(kLeafCaps), l->cap) == std::end(kLeafCaps)) {
+      Fail("tree: leaf capacity is not one of kLeafCaps");
+    }
+    if (height_ > 1 && l->cap != kLeafCap) Fail("tree: small leaf below an inner node");
+    if (ChunkBytes(l) < LeafBytes(l->cap) + sizeof(size_t)) Fail("tree: leaf block too small");
+    if (l->count > l->cap) Fail("tree: leaf over capacity");
     if (l->count == 0 && height_ > 1) Fail("tree: empty non-root leaf");
     if (l->prev != *prev_leaf) Fail("tree: leaf prev link broken");
-    if (*prev_leaf == nullptr && l != first_leaf_) Fail("tree: first leaf is not first_leaf_");
     if (*prev_leaf != nullptr && (*prev_leaf)->next != l) Fail("tree: leaf next link broken");
     *prev_leaf = l;
     for (size_t i = 0; i < l->count; ++i) {
@@ -465,7 +500,7 @@ void ZTree::VerifyNode(const void* node, size_t level, const ZNode** last, const
   for (size_t i = 0; i < in->count; ++i) {
     size_t c = 0;
     const ZNode* child_min = nullptr;
-    VerifyNode(in->child[i], level + 1, last, prev_leaf, &c, &child_min);
+    VerifyNode(in->child[i], level + 1, last, prev_leaf, &c, &child_min, bytes);
     if (c != in->counts[i]) Fail("tree: child count disagrees with its subtree");
     if (c == 0) Fail("tree: empty subtree");
     if (i == 0) {

@@ -3,8 +3,13 @@
 // (score, member), whose inner nodes keep each child's item count, so rank and
 // access-by-rank are O(log n) (Dragonfly's bptree has the same shape).
 //
-// Layout. A leaf is one 512-byte chunk: a count, prev/next links and 60 member pointers;
-// a member costs its leaf slot (8 B / fill) and nothing else here. An inner node holds,
+// Layout. A leaf is a count, its capacity, prev/next links and up to 60 member pointers;
+// a full-capacity leaf is one 512-byte chunk and a member costs its leaf slot (8 B / fill).
+// Small sets: a root leaf starts with room for 4 items and grows through 8, 16, 32 to 60
+// (each size exactly a glibc chunk: 64, 96, 160, 288, 512 B) before it ever splits, and
+// shrinks back a step once erases leave it at most half of the smaller capacity. Every
+// leaf below the root is full capacity (splits only happen at 60 and make 60s), so merges
+// and borrows between siblings never meet a small leaf. An inner node holds,
 // per child, the child pointer, the child's item count and a separator: seps[i] is the
 // smallest member of child i (i ≥ 1), with a copy of its score so a descent only reads a
 // member's bytes when scores tie. Separators are pointers, not copies, so removing a
@@ -23,12 +28,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <iterator>
 
 #include "core/zset_node.h"
 
 namespace rc::zset_internal {
 
 inline constexpr size_t kLeafCap = 60;  // 24 + 60 * 8 = 504 B: a 512 B chunk
+// The capacities a leaf may have, smallest first; the last is kLeafCap.
+inline constexpr uint32_t kLeafCaps[] = {4, 8, 16, 32, uint32_t(kLeafCap)};
 inline constexpr size_t kLeafMin = kLeafCap / 3;
 inline constexpr size_t kInnerCap = 31;  // children; one spare slot absorbs overflow
 inline constexpr size_t kInnerMin = kInnerCap / 3;
@@ -36,10 +44,21 @@ inline constexpr size_t kMaxDepth = 32;  // min fanout 2 at worst: far beyond 2^
 
 struct Leaf {
   uint32_t count;
+  uint32_t cap;  // one of kLeafCaps; kLeafCap for every leaf of a tree taller than 1
   Leaf* prev;
   Leaf* next;
-  ZNode* items[kLeafCap];
+  ZNode* items[];  // `cap` slots (a GNU flexible array member)
 };
+
+inline constexpr size_t LeafBytes(size_t cap) { return sizeof(Leaf) + cap * sizeof(ZNode*); }
+// glibc's usable sizes are 16k - 8: each capacity fills its chunk with no slack.
+static_assert(sizeof(Leaf) == 24);
+static_assert([] {
+  for (uint32_t c : kLeafCaps) {
+    if ((LeafBytes(c) + 8) % 16 != 0 || LeafBytes(c) < 24) return false;
+  }
+  return kLeafCaps[std::size(kLeafCaps) - 1] == kLeafCap;
+}());
 
 struct Inner {
   uint32_t count;  // children
@@ -56,9 +75,14 @@ class ZTree {
   ZTree(const ZTree&) = delete;
   ZTree& operator=(const ZTree&) = delete;
 
-  size_t size() const { return size_; }
-  // Allocator bytes of leaves and inner nodes.
+  // No size(): the owner's member index counts the members (keeping ZSet at 88 bytes, a
+  // 96-byte chunk); Verify returns the count it finds.
+  bool empty() const { return height_ == 0; }
+  // Allocator bytes of leaves and inner nodes, plus the member bytes the owner reports
+  // (one counter, so a ZSet object stays in a 96-byte chunk).
   size_t Bytes() const { return bytes_; }
+  void AddMemberBytes(size_t b) { bytes_ += b; }
+  void SubMemberBytes(size_t b) { bytes_ -= b; }
 
   // `n` must not be in the tree and must not tie with a member that is.
   void Insert(ZNode* n);
@@ -77,15 +101,16 @@ class ZTree {
     const Leaf* leaf = nullptr;
     size_t idx = 0;
   };
-  Pos AtRank(size_t rank) const;  // rank < size()
+  Pos AtRank(size_t rank) const;  // rank < the member count
 
   // Calls fn(ZNode*) on every member in order, then frees the tree's nodes.
   template <typename Fn>
   void Clear(Fn&& fn);
 
-  // Aborts on the first broken invariant; calls visit(const ZNode*) on each member.
+  // Aborts on the first broken invariant; calls visit(const ZNode*) on each member and
+  // returns how many there are.
   template <typename Fn>
-  void Verify(Fn&& visit) const;
+  size_t Verify(Fn&& visit) const;
 
  private:
   struct Step {
@@ -113,7 +138,10 @@ class ZTree {
     in->sep_score[i] = n->score();
   }
 
-  Leaf* NewLeaf();
+  Leaf* NewLeaf(uint32_t cap);
+  // Reallocates p->leaf to `cap` slots (>= its count) and re-points whatever named it
+  // (neighbours' links, the parent's child slot or root_, p->leaf).
+  void ResizeLeaf(Path* p, uint32_t cap);
   Inner* NewInner();
   void FreeLeaf(Leaf* l);
   void FreeInner(Inner* in);
@@ -126,13 +154,11 @@ class ZTree {
   void RebalanceLeaf(Path& p);
   void RebalanceInner(Path& p, size_t level);
   void VerifyNode(const void* node, size_t level, const ZNode** last, const Leaf** prev_leaf,
-                  size_t* count, const ZNode** min) const;
+                  size_t* count, const ZNode** min, size_t* bytes) const;
 
   void* root_ = nullptr;  // Leaf* when height_ == 1
   size_t height_ = 0;     // 0: empty
-  size_t size_ = 0;
   size_t bytes_ = 0;
-  const Leaf* first_leaf_ = nullptr;  // for Verify's walk of the leaf links
 };
 
 // ---- Templates -------------------------------------------------------------------------
@@ -199,26 +225,32 @@ void ZTree::Clear(Fn&& fn) {
   FreeSubtree(root_, 0);
   root_ = nullptr;
   height_ = 0;
-  size_ = 0;
-  first_leaf_ = nullptr;
+  bytes_ = 0;
 }
 
 template <typename Fn>
-void ZTree::Verify(Fn&& visit) const {
+size_t ZTree::Verify(Fn&& visit) const {
   if (height_ == 0) {
-    if (root_ != nullptr || size_ != 0) Fail("tree: empty tree with a root or a size");
-    return;
+    if (root_ != nullptr || bytes_ != 0) Fail("tree: empty tree with a root or bytes");
+    return 0;
   }
   const ZNode* last = nullptr;
   const Leaf* prev_leaf = nullptr;
   size_t count = 0;
   const ZNode* min = nullptr;
-  VerifyNode(root_, 0, &last, &prev_leaf, &count, &min);
+  size_t bytes = 0;
+  VerifyNode(root_, 0, &last, &prev_leaf, &count, &min, &bytes);
   if (prev_leaf->next != nullptr) Fail("tree: last leaf has a next link");
-  if (count != size_) Fail("tree: size() disagrees with the items in the leaves");
-  for (const Leaf* l = first_leaf_; l != nullptr; l = l->next) {
-    for (size_t i = 0; i < l->count; ++i) visit(l->items[i]);
+  Path p;
+  DescendInner([](double, const ZNode*) { return false; }, &p);
+  for (const Leaf* l = p.leaf; l != nullptr; l = l->next) {
+    for (size_t i = 0; i < l->count; ++i) {
+      visit(l->items[i]);
+      bytes += ChunkBytes(l->items[i]);
+    }
   }
+  if (bytes != bytes_) Fail("tree: byte count (nodes + members) drifted");
+  return count;
 }
 
 }  // namespace rc::zset_internal

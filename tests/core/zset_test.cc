@@ -2,6 +2,7 @@
 
 #include <malloc.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -393,6 +394,112 @@ TEST(ZSet, MemoryBytesMatchesAllocator) {
   for (int i = 0; i < 100000; ++i) z->Remove(absl::StrFormat("member:%08d", i));
   z->Verify();
   EXPECT_LE(z->MemoryBytes(), empty + 64);
+}
+
+// Small sets live in one root leaf whose capacity steps 4 -> 8 -> 16 -> 32 -> 60 before
+// the first split, and steps back down as members leave. Grow past every step and drain
+// back through them in several orders, with score moves (erase + reinsert) at each size.
+TEST(ZSet, SmallSetsCrossEveryCapacityStep) {
+  absl::BitGen rng;
+  for (int order = 0; order < 4; ++order) {
+    ZSet z;
+    Mirror m;
+    std::vector<std::string> members;
+    for (int i = 0; i < 130; ++i) members.push_back(absl::StrFormat("member:%08d", i));
+    auto score_of = [&](int i) {
+      switch (order) {
+        case 0: return double(i);                        // appends
+        case 1: return double(-i);                       // prepends
+        case 2: return 0.0;                              // lex order = insertion order
+        default: return double(absl::Uniform<int>(rng, -20, 20));
+      }
+    };
+    auto check = [&] {
+      z.Verify();
+      ExpectSameOrder(z, m);
+      CheckQueries(rng, z, m, 130);
+    };
+    for (int i = 0; i < 130; ++i) {
+      const double si = score_of(i);
+      ASSERT_EQ(z.Add(members[i], si), m.Add(members[i], si));
+      // Move a random member (may erase and reinsert into a full small leaf).
+      const std::string& mv = members[absl::Uniform<int>(rng, 0, i + 1)];
+      const double s = double(absl::Uniform<int>(rng, -200, 200));
+      ASSERT_EQ(z.Add(mv, s), m.Add(mv, s));
+      ASSERT_NO_FATAL_FAILURE(check());
+    }
+    // Drain: from the front, the back or at random, with moves in between.
+    std::vector<std::string> left(members);
+    while (!left.empty()) {
+      size_t k = order == 0 ? 0 : order == 1 ? left.size() - 1
+                                             : absl::Uniform<size_t>(rng, 0, left.size());
+      if (order == 0 || order == 1) {  // remove by rank position instead of name order
+        const size_t rank = order == 0 ? 0 : z.size() - 1;
+        const std::string name(z.AtRank(rank).member());
+        k = size_t(std::find(left.begin(), left.end(), name) - left.begin());
+      }
+      ASSERT_TRUE(z.Remove(left[k]));
+      ASSERT_TRUE(m.Remove(left[k]));
+      left.erase(left.begin() + ptrdiff_t(k));
+      if (!left.empty()) {
+        const std::string& mv = left[absl::Uniform<size_t>(rng, 0, left.size())];
+        const double s = double(absl::Uniform<int>(rng, -200, 200));
+        ASSERT_EQ(z.Add(mv, s), m.Add(mv, s));
+      }
+      ASSERT_NO_FATAL_FAILURE(check());
+    }
+  }
+}
+
+// Add/remove oscillating across each capacity boundary: hysteresis keeps it correct.
+TEST(ZSet, SmallSetOscillatesAtCapacityBoundaries) {
+  ZSet z;
+  Mirror m;
+  int next = 0;
+  std::vector<std::string> live;
+  for (size_t target : {4u, 8u, 16u, 32u, 60u, 61u, 32u, 16u, 8u, 4u, 1u}) {
+    while (live.size() < target) {
+      live.push_back(absl::StrFormat("m%05d", next++));
+      ASSERT_EQ(z.Add(live.back(), double(next % 7)), m.Add(live.back(), double(next % 7)));
+    }
+    while (live.size() > target) {
+      ASSERT_TRUE(z.Remove(live.back()));
+      ASSERT_TRUE(m.Remove(live.back()));
+      live.pop_back();
+    }
+    for (int round = 0; round < 6; ++round) {
+      live.push_back(absl::StrFormat("m%05d", next++));
+      ASSERT_EQ(z.Add(live.back(), 3.0), m.Add(live.back(), 3.0));
+      z.Verify();
+      ASSERT_TRUE(z.Remove(live.front()));
+      ASSERT_TRUE(m.Remove(live.front()));
+      live.erase(live.begin());
+      z.Verify();
+      ASSERT_NO_FATAL_FAILURE(ExpectSameOrder(z, m));
+    }
+  }
+}
+
+// A small set's tree costs a leaf sized to it, an empty set nothing beyond the object,
+// and a big set drained to a few members gives its 512-byte leaf back.
+TEST(ZSet, SmallSetMemory) {
+  ZSet z;
+  EXPECT_EQ(z.MemoryBytes(), 0u);  // no leaf, no bucket array
+  z.Add("member:00000001", 1);
+  // 48 B member node + 64 B leaf (4 slots) + a 4-bucket array (32 + 16).
+  EXPECT_LE(z.MemoryBytes(), 48u + 64u + 48u);
+  ZSet big;
+  for (int i = 0; i < 1000; ++i) big.Add(absl::StrFormat("member:%08d", i), i);
+  for (int i = 3; i < 1000; ++i) ASSERT_TRUE(big.Remove(absl::StrFormat("member:%08d", i)));
+  big.Verify();
+  // 3 members: a leaf of 8 slots (96 B), not 512 B, plus nodes and the bucket array the
+  // index has shrunk to (16 buckets at most: it shrinks once size * 8 < buckets).
+  EXPECT_LE(big.MemoryBytes(), 3u * 48u + 96u + 16u * 8u + 16u);
+  ASSERT_TRUE(big.Remove("member:00000000"));
+  ASSERT_TRUE(big.Remove("member:00000001"));
+  ASSERT_TRUE(big.Remove("member:00000002"));
+  big.Verify();
+  EXPECT_EQ(big.size(), 0u);
 }
 
 // A big set is destroyed off the thread that built it, as the thread pool does.
