@@ -33,11 +33,22 @@ void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
 
 void LockStep(std::shared_ptr<Acquisition> acq, size_t gi);
 
-// On the thread of the shard just locked: on to the next shard, or back home.
+// On the thread of the shard just locked: on to the next shard, or back home. Every lock
+// request leaves from the connection's thread: its posts to a shard arrive in the order
+// it sent them, so the request queues behind the client's earlier commands for that
+// shard (a SET just before a cross-shard MGET). Posted from the previous shard instead,
+// it could overtake them and lock the key before the SET ran.
 void Advance(ShardThread& here, std::shared_ptr<Acquisition> acq, size_t gi) {
   const auto& targets = acq->locks->groups->shards;
   if (gi + 1 < targets.size()) {
-    here.Post(targets[gi + 1], [acq, gi]() mutable { LockStep(std::move(acq), gi + 1); });
+    const uint32_t next = targets[gi + 1];
+    auto from_home = [acq, gi, next]() mutable {
+      if (next == acq->home) return LockStep(std::move(acq), gi + 1);
+      ShardThread& home = acq->shards->thread(acq->home);
+      home.Post(next, [acq, gi]() mutable { LockStep(std::move(acq), gi + 1); });
+    };
+    if (here.id() == acq->home) return from_home();
+    here.Post(acq->home, std::move(from_home));
     return;
   }
   here.Post(acq->home, [acq]() mutable {
