@@ -21,17 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import Server, cli, free_port, info_field, rss_bytes  # noqa: E402
-
-
-def start(kind, args):
-    port = free_port()
-    pin = ["taskset", "-c", args.server_cpu]
-    if kind == "redis":
-        argv = pin + ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"]
-    else:
-        argv = pin + [args.ringcache, "--port", str(port), "--threads", str(args.threads)]
-    return Server(kind, argv, port)
+from vs_redis import info_field, rss_bytes, start  # noqa: E402
 
 
 def resp(*parts):

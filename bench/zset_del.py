@@ -19,16 +19,18 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from expiry import Conn, percentile, resp, start  # noqa: E402
+from expiry import Conn, percentile, resp  # noqa: E402
+from vs_redis import start  # noqa: E402
 
 
-def load(port, members, batch=1000):
+def load(port, members, name=b"member:%08d", batch=1000):
+    """ZADD `members` members named `name % i` with random scores into `big`."""
     c = Conn(port)
     rng = random.Random(1)
     for lo in range(0, members, batch):
         parts = [b"ZADD", b"big"]
         for i in range(lo, min(lo + batch, members)):
-            parts += [repr(rng.random() * 1e6).encode(), b"member:%08d" % i]
+            parts += [repr(rng.random() * 1e6).encode(), name % i]
         c.s.sendall(resp(*parts))
         head = c.reply()
         if not head.startswith(b":"):

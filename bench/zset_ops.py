@@ -15,28 +15,13 @@ ringcache/redis ratios; plus used_memory growth per member from loading the set.
 
 import argparse
 import os
-import random
 import statistics
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from expiry import Conn, resp  # noqa: E402
 from vs_redis import cpu_seconds, info_field, start  # noqa: E402
-
-
-def load(port, members, batch=1000):
-    c = Conn(port)
-    rng = random.Random(1)
-    for lo in range(0, members, batch):
-        parts = [b"ZADD", b"big"]
-        for i in range(lo, min(lo + batch, members)):
-            parts += [repr(rng.random() * 1e6).encode(), b"member:%012d" % i]
-        c.s.sendall(resp(*parts))
-        head = c.reply()
-        if not head.startswith(b":"):
-            raise RuntimeError(f"ZADD failed: {head!r}")
-    c.s.close()
+from zset_del import load  # noqa: E402
 
 
 def run(server, args, name, command):
@@ -85,7 +70,7 @@ def main():
             server = start(kind, args)
             try:
                 used0 = info_field(server.port, "used_memory")
-                load(server.port, args.members)
+                load(server.port, args.members, name=b"member:%012d")
                 mem[kind].append((info_field(server.port, "used_memory") - used0) / args.members)
                 for name, command in tests:
                     r, c = run(server, args, name, command)

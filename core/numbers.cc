@@ -1,6 +1,7 @@
 #include "core/numbers.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -137,6 +138,15 @@ std::string FormatLongDouble(long double v) {
   // A tiny negative result rounds to "-0.000..."; Redis never shows "-0" here.
   if (out == "-0") out = "0";
   return out;
+}
+
+bool ParseScanCursor(std::string_view s, uint64_t* out) {
+  std::string buf(s);
+  if (!buf.empty() && std::isspace(static_cast<unsigned char>(buf[0]))) return false;
+  char* end = nullptr;
+  errno = 0;
+  *out = std::strtoull(buf.c_str(), &end, 10);
+  return errno != ERANGE && end == buf.c_str() + buf.size();
 }
 
 }  // namespace rc

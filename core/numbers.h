@@ -32,6 +32,11 @@ bool ParseInt64(std::string_view s, int64_t* out);
 // has exactly one accepted spelling.
 bool ParseUint64(std::string_view s, uint64_t* out);
 
+// A SCAN/ZSCAN cursor as Redis parses it: strtoull over the whole argument, so any
+// unsigned 64-bit value is accepted, and so is an empty string (cursor 0); leading
+// whitespace is not.
+bool ParseScanCursor(std::string_view s, uint64_t* out);
+
 // Redis string2d, used for ZADD scores, ZRANGEBYSCORE bounds and other float arguments.
 // Accepts whatever strtod does over the whole input (decimal, exponent, hex floats, '+',
 // case-insensitive "inf"/"infinity") but rejects the empty string, leading whitespace,

@@ -49,23 +49,12 @@ void Keys(CoordCmd& cmd) {
       });
 }
 
-// Redis parses the cursor with strtoull, so any unsigned 64-bit value is accepted, and so
-// is an empty string (cursor 0); leading whitespace is not.
-bool ParseCursor(std::string_view s, uint64_t* out) {
-  std::string buf(s);
-  if (!buf.empty() && std::isspace(static_cast<unsigned char>(buf[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtoull(buf.c_str(), &end, 10);
-  return errno != ERANGE && end == buf.c_str() + buf.size();
-}
-
 // The cursor names a shard and a position in its table: cursor = position * shards +
 // shard. Shards are walked in order; each shard's part is Redis's reverse-binary
 // cursor, so a key present for the whole scan is returned at least once.
 void Scan(CoordCmd& cmd) {
   uint64_t cursor;
-  if (!ParseCursor(cmd.args[1], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
+  if (!ParseScanCursor(cmd.args[1], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
   struct Options {
     std::string pattern;
     std::string type;

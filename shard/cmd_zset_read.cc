@@ -162,20 +162,10 @@ void ZRandMember(ShardCmd& cmd) {
   for (size_t i = 0; i < count; ++i) ReplyMember(cmd.reply, z, ranks[i], withscores);
 }
 
-// As SCAN: strtoull over the whole argument, no leading whitespace.
-bool ParseCursor(std::string_view s, uint64_t* out) {
-  std::string buf(s);
-  if (!buf.empty() && std::isspace(static_cast<unsigned char>(buf[0]))) return false;
-  char* end = nullptr;
-  errno = 0;
-  *out = std::strtoull(buf.c_str(), &end, 10);
-  return errno != ERANGE && end == buf.c_str() + buf.size();
-}
-
 // ZSCAN key cursor [MATCH pattern] [COUNT count]
 void ZScan(ShardCmd& cmd) {
   uint64_t cursor;
-  if (!ParseCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
+  if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
   Entry* e;
   if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
   if (e == nullptr) {
