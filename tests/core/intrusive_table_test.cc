@@ -475,7 +475,16 @@ TEST(IntrusiveTableDeathTest, VerifyCatchesCorruption) {
   for (int i = 0; i < 100; ++i) h.Insert(absl::StrCat("key:", i));
   TestNode* n = h.live.at("key:5").node.get();
   const std::string key = n->key;
+  // absl::Hash is seeded per process: pick a new name whose hash lands in another bucket,
+  // or the corruption would be invisible (1 run in ~128).
+  while (h.table.RehashStep(1024)) {
+  }
+  ASSERT_FALSE(h.table.Rehashing());
+  const uint64_t mask = h.table.BucketCount() - 1;
   n->key = "renamed without rehash";
+  for (int i = 0; (TestTraits::HashKey(n->key) & mask) == (TestTraits::HashKey(key) & mask); ++i) {
+    n->key = absl::StrCat("renamed without rehash ", i);
+  }
   EXPECT_DEATH(h.table.Verify(), "hash does not map");
   n->key = key;
   TestNode* saved = n->next;
