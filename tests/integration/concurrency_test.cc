@@ -29,18 +29,6 @@ class ConcurrencyTest : public RingcacheTest {
     for (int s = 0; s < threads(); ++s) keys.push_back(KeysOnShard(prefix, s, threads(), 1)[0]);
     return keys;
   }
-  // Runs `body(client_index, client)` on `n` threads, each with its own connection.
-  template <typename Body>
-  void RunClients(int n, Body body) {
-    std::vector<std::unique_ptr<Client>> clients;
-    for (int i = 0; i < n; ++i) {
-      clients.push_back(NewClient());
-      ASSERT_TRUE(clients.back());
-    }
-    std::vector<std::thread> workers;
-    for (int i = 0; i < n; ++i) workers.emplace_back([&, i] { body(i, *clients[size_t(i)]); });
-    for (std::thread& t : workers) t.join();
-  }
 };
 
 TEST_P(ConcurrencyTest, IncrementsFromManyClientsOnEveryShardAreNotLost) {

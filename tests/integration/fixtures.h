@@ -10,6 +10,7 @@
 
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -69,6 +70,18 @@ class RingcacheTest : public ::testing::TestWithParam<int> {
     auto c = Client::Connect(rc_->port(), &error);
     EXPECT_TRUE(c) << error;
     return c;
+  }
+  // Runs `body(client_index, client)` on `n` threads, each with its own connection.
+  template <typename Body>
+  void RunClients(int n, Body body) {
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < n; ++i) {
+      clients.push_back(NewClient());
+      ASSERT_TRUE(clients.back());
+    }
+    std::vector<std::thread> workers;
+    for (int i = 0; i < n; ++i) workers.emplace_back([&, i] { body(i, *clients[size_t(i)]); });
+    for (std::thread& t : workers) t.join();
   }
   std::unique_ptr<RawConn> NewRaw(int port) {
     std::string error;

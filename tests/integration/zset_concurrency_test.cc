@@ -19,17 +19,6 @@ class ZsetConcurrencyTest : public RingcacheTest {
   std::string OnShard(const std::string& prefix, int shard) {
     return KeysOnShard(prefix, shard % threads(), threads(), 1)[0];
   }
-  template <typename Body>
-  void RunClients(int n, Body body) {
-    std::vector<std::unique_ptr<Client>> clients;
-    for (int i = 0; i < n; ++i) {
-      clients.push_back(NewClient());
-      ASSERT_TRUE(clients.back());
-    }
-    std::vector<std::thread> workers;
-    for (int i = 0; i < n; ++i) workers.emplace_back([&, i] { body(i, *clients[size_t(i)]); });
-    for (std::thread& t : workers) t.join();
-  }
 };
 
 // ZUNIONSTORE acc 2 acc one adds one to acc's score of m, reading and writing acc under
