@@ -362,6 +362,7 @@ void Reactor::Close(Connection* c) {
   c->set_closing();
   idle_.Remove(&c->idle);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
+  ReleaseWatches(shard_thread(), shards_, std::move(c->client().watching));
   // Ends the armed receive (it completes with 0) and any send in flight; the fd itself
   // stays open until the connection is freed, so its number cannot be reused under us.
   ::shutdown(c->fd(), SHUT_RDWR);

@@ -3,12 +3,30 @@
 // the connection, on its thread.
 
 #include <cstdint>
+#include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "shard/owned_args.h"
+#include "shard/watch.h"
 
 namespace rc {
+
+struct CommandSpec;
+
+// A command queued between MULTI and EXEC, with its own copy of the arguments.
+struct QueuedCommand {
+  const CommandSpec* spec;
+  std::unique_ptr<OwnedArgs> args;
+};
+
+struct MultiState {
+  std::vector<QueuedCommand> queued;
+  // A command was refused while queueing (unknown, wrong arity): EXEC answers EXECABORT.
+  bool aborted = false;
+};
 
 struct ClientState {
   uint64_t id = 0;
@@ -35,6 +53,13 @@ struct ClientState {
   std::set<std::string> channels;
   std::set<std::string> patterns;
   size_t Subscriptions() const { return channels.size() + patterns.size(); }
+
+  // MULTI ... EXEC (shard/transaction.h): non-null while commands are being queued.
+  std::unique_ptr<MultiState> multi;
+  WatchSet watching;
+  // True only while EXEC runs one of its queued commands on this thread: that command's
+  // multi-shard locks are already held by EXEC, so multi_shard.cc takes them at once.
+  bool exec_nested = false;
 };
 
 }  // namespace rc

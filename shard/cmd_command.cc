@@ -17,8 +17,9 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
   static const std::pair<CmdFlag, std::string_view> kNames[] = {
       {kCmdWrite, "write"},     {kCmdReadOnly, "readonly"}, {kCmdDenyOom, "denyoom"},
       {kCmdAdmin, "admin"},     {kCmdPubSub, "pubsub"},     {kCmdNoScript, "noscript"},
-      {kCmdLoading, "loading"}, {kCmdStale, "stale"},       {kCmdNoAuth, "no_auth"},
-      {kCmdNoMulti, "no_multi"}, {kCmdFast, "fast"}};
+      {kCmdLoading, "loading"}, {kCmdStale, "stale"},       {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdFast, "fast"},       {kCmdNoAuth, "no_auth"},    {kCmdNoMulti, "no_multi"},
+      {kCmdAllowBusy, "allow_busy"}};
   std::vector<std::string_view> out;
   for (const auto& [f, name] : kNames) {
     if (flags & f) out.push_back(name);

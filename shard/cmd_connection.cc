@@ -118,7 +118,8 @@ void RegisterConnectionCommands(CommandTable& t) {
   };
   row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
   row("echo", 2, kCmdFast, Echo);
-  row("quit", -1, kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk, Quit);
+  row("quit", -1,
+      kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk | kCmdNotQueued, Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
   row("client", -2, kCmdLoading | kCmdStale, Client).subcommands = {
       {"id", 2}, {"getname", 2}, {"setname", 3}, {"setinfo", 4}, {"help", 2}};

@@ -177,6 +177,7 @@ void Append(ShardCmd& cmd) {
   e = EnsureCapacity(cmd.shard, e, old_len + tail.size());
   std::memcpy(e->MutableStr() + old_len, tail.data(), tail.size());
   e->SetStrLen(old_len + tail.size());
+  cmd.shard.KeyModified(cmd.args[1]);
   cmd.reply.Integer(int64_t(old_len + tail.size()));
 }
 
@@ -225,6 +226,7 @@ void SetRange(ShardCmd& cmd) {
   if (size_t(offset) > old_len) std::memset(p + old_len, 0, size_t(offset) - old_len);
   std::memcpy(p + offset, value.data(), value.size());
   e->SetStrLen(new_len);
+  cmd.shard.KeyModified(cmd.args[1]);
   cmd.reply.Integer(int64_t(new_len));
 }
 

@@ -98,7 +98,8 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
         ++processed;
       }
     }
-    shard.ZSetChanged(e, before);
+    // Like Redis, a ZADD that changed nothing is no write (WATCH does not fire).
+    if (added + updated > 0 || z->size() == 0) shard.ZSetChanged(e, before);
     if (nan) return cmd.reply.Error(zerr::kNanScore);
   }
   if (f.incr) {
@@ -119,7 +120,7 @@ void ZRem(ShardCmd& cmd) {
   const size_t before = z->MemoryBytes();
   int64_t removed = 0;
   for (size_t i = 2; i < cmd.args.size(); ++i) removed += z->Remove(cmd.args[i]) ? 1 : 0;
-  cmd.shard.ZSetChanged(e, before);
+  if (removed > 0) cmd.shard.ZSetChanged(e, before);
   cmd.reply.Integer(removed);
 }
 

@@ -72,6 +72,7 @@ CommandTable BuildCommandTable() {
   RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);
+  RegisterTransactionCommands(table);
   return table;
 }
 

@@ -39,6 +39,13 @@ enum CmdFlag : uint32_t {
   kCmdNoMulti = 1 << 10,
   // Allowed while a RESP2 client is subscribed (ringcache-internal; COMMAND omits it).
   kCmdSubscribeOk = 1 << 11,
+  kCmdAllowBusy = 1 << 12,
+  kCmdSkipSlowlog = 1 << 13,
+  // Runs at once between MULTI and EXEC instead of being queued (internal).
+  kCmdNotQueued = 1 << 14,
+  // Keyless, but waits for the client's multi-shard commands still taking locks, as
+  // keyspace-wide commands do (EXEC; internal).
+  kCmdWaitsForLocks = 1 << 15,
 };
 
 // A command running on the thread that owns every key it names. Runs on that shard's
@@ -127,6 +134,7 @@ void RegisterZSetCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
+void RegisterTransactionCommands(CommandTable& table);
 CommandTable BuildCommandTable();
 
 }  // namespace rc

@@ -28,6 +28,9 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   if (!client.Locking()) return false;
   const CommandSpec* spec = table_.Find(args[0]);
   if (spec == nullptr || !spec->ArityOk(args.size())) return false;  // just an error reply
+  // Between MULTI and EXEC commands are only queued; EXEC is what runs them.
+  if (client.multi && !(spec->flags & kCmdNotQueued)) return false;
+  if (spec->flags & kCmdWaitsForLocks) return true;
   if (spec->first_key <= 0) {
     // Keyless commands that touch the keyspace as a whole (KEYS, FLUSHALL, ...) wait for
     // everything; connection and server commands wait for nothing.
@@ -46,15 +49,14 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
                           ReplyBuilder& reply, ArgList args) const {
   ++self.stats().commands_processed;
+  // A refused command also dooms the transaction being queued, as in Redis.
+  auto refuse = [&client, &reply](std::string_view error) {
+    if (client.multi) client.multi->aborted = true;
+    reply.Error(error);
+  };
   const CommandSpec* spec = table_.Find(args[0]);
-  if (spec == nullptr) {
-    reply.Error(UnknownCommandError(args));
-    return;
-  }
-  if (!spec->ArityOk(args.size())) {
-    reply.Error(WrongArityError(spec->name));
-    return;
-  }
+  if (spec == nullptr) return refuse(UnknownCommandError(args));
+  if (!spec->ArityOk(args.size())) return refuse(WrongArityError(spec->name));
   if (!spec->subcommands.empty() && args.size() >= 2) {
     const std::pair<std::string, int>* sub = nullptr;
     for (const auto& s : spec->subcommands) {
@@ -63,20 +65,22 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     if (sub == nullptr) {
       std::string upper = spec->name;
       for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-      reply.Error(StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ", upper,
-                         " HELP."));
-      return;
+      return refuse(StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ",
+                           upper, " HELP."));
     }
     int arity = sub->second;
     if (arity >= 0 ? args.size() != size_t(arity) : args.size() < size_t(-arity)) {
-      reply.Error(WrongArityError(spec->FullName(args)));
-      return;
+      return refuse(WrongArityError(spec->FullName(args)));
     }
   }
   if (client.Subscriptions() > 0 && !(spec->flags & kCmdSubscribeOk)) {
-    reply.Error(StrCat("ERR Can't execute '", spec->FullName(args),
-                       "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
-                       "allowed in this context"));
+    return refuse(StrCat("ERR Can't execute '", spec->FullName(args),
+                         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
+                         "allowed in this context"));
+  }
+  if (client.multi && !(spec->flags & kCmdNotQueued)) {
+    client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
+    reply.SimpleString("QUEUED");
     return;
   }
   if (spec->on_shard != nullptr && spec->first_key > 0) {

@@ -13,6 +13,9 @@ struct Acquisition {
   ClientState* client;
   std::shared_ptr<const LockSet> locks;
   Task locked;
+  // A command inside EXEC: EXEC already holds these keys, so the locks are taken
+  // without waiting (they nest: counts go up and come down again).
+  bool nested;
 };
 
 absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
@@ -69,7 +72,7 @@ void LockStep(std::shared_ptr<Acquisition> acq, size_t gi) {
     here.shard().locks().Lock(keys, whole);
     Advance(here, std::move(acq), gi);
   };
-  if (locks.MayRun(keys, whole)) {
+  if (acq->nested || locks.MayRun(keys, whole)) {
     take();
   } else {
     locks.Enqueue(std::move(keys), whole, std::move(take));
@@ -99,14 +102,20 @@ std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set) {
 }
 
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked) {
-  MarkLocking(cmd.client, *locks, +1);
-  auto acq = std::make_shared<Acquisition>(Acquisition{
-      &cmd.shards, cmd.self.id(), &cmd.sink, &cmd.client, std::move(locks), std::move(locked)});
+  AcquireThen(cmd.self, cmd.shards, cmd.client, cmd.sink, std::move(locks), std::move(locked));
+}
+
+void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
+                 std::shared_ptr<const LockSet> locks, Task locked) {
+  MarkLocking(client, *locks, +1);
+  auto acq = std::make_shared<Acquisition>(Acquisition{&shards, self.id(), &sink, &client,
+                                                       std::move(locks), std::move(locked),
+                                                       client.exec_nested});
   uint32_t first = acq->locks->groups->shards[0];
-  if (first == cmd.self.id()) {
+  if (first == self.id()) {
     LockStep(std::move(acq), 0);
   } else {
-    cmd.self.Post(first, [acq]() mutable { LockStep(std::move(acq), 0); });
+    self.Post(first, [acq]() mutable { LockStep(std::move(acq), 0); });
   }
 }
 

@@ -39,6 +39,8 @@ std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set);
 
 // Connection's thread: takes every lock of `locks`, then runs `locked` on this thread.
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked);
+void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
+                 std::shared_ptr<const LockSet> locks, Task locked);
 
 // On the thread of shard `locks.groups->shards[gi]`: releases what `locks` holds there and
 // runs the work that waited for it.

@@ -71,6 +71,7 @@ Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
 
 void Shard::ExpireEntry(Entry* e) {
   ++stats_.expired_keys;
+  KeyModified(e->key());
   ReleaseValue(e);
   EntryPtr gone = Unlink(e);
   if (expiry_listener_ != nullptr) expiry_listener_->OnExpired(id_, gone->key());
@@ -80,6 +81,7 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
                         int64_t deadline_ms) {
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = Find(key);
+  KeyModified(key);
   bool want_ttl = ttl == TtlMode::kSet || (ttl == TtlMode::kKeep && e != nullptr && e->has_ttl());
   if (ttl == TtlMode::kKeep && want_ttl) deadline_ms = e->deadline();
   if (e != nullptr && e->type() == ValueType::kString && e->has_ttl() == want_ttl &&
@@ -102,6 +104,7 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
 bool Shard::Delete(std::string_view key) {
   Entry* e = Find(key);
   if (e == nullptr) return false;
+  KeyModified(key);
   ReleaseValue(e);
   Unlink(e);
   return true;
@@ -124,6 +127,7 @@ void Shard::Dispose(std::unique_ptr<ZSet> z) {
 
 Entry* Shard::AddZSet(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
+  KeyModified(key);
   Entry* e = Link(Entry::MakeZSet(key, std::make_unique<ZSet>()));
   zset_bytes_ += e->zset()->MemoryBytes();
   return e;
@@ -131,6 +135,7 @@ Entry* Shard::AddZSet(std::string_view key) {
 
 bool Shard::ZSetChanged(Entry* e, size_t bytes_before) {
   RC_DCHECK_OWNER(thread_check_);
+  KeyModified(e->key());
   zset_bytes_ = zset_bytes_ + e->zset()->MemoryBytes() - bytes_before;
   if (e->zset()->size() > 0) return true;
   ReleaseValue(e);
@@ -144,6 +149,7 @@ void Shard::StoreZSet(std::string_view key, std::unique_ptr<ZSet> z) {
     Delete(key);
     return;
   }
+  KeyModified(key);
   size_t bytes = z->MemoryBytes();
   EntryPtr fresh = Entry::MakeZSet(key, std::move(z));
   Entry* old = Find(key);
@@ -155,12 +161,14 @@ EntryPtr Shard::Take(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = Find(key);
   if (e == nullptr) return nullptr;
+  KeyModified(key);
   if (e->type() == ValueType::kZSet) zset_bytes_ -= e->zset()->MemoryBytes();
   return Unlink(e);
 }
 
 void Shard::Put(std::string_view key, EntryPtr moved) {
   RC_DCHECK_OWNER(thread_check_);
+  KeyModified(key);
   EntryPtr fresh = Entry::Remake(*moved, key, moved->has_ttl());
   if (fresh->type() == ValueType::kZSet) zset_bytes_ += fresh->zset()->MemoryBytes();
   Entry* old = Find(key);
@@ -174,6 +182,7 @@ Entry* Shard::GrowString(Entry* e, size_t capacity) {
 
 Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
   RC_DCHECK_OWNER(thread_check_);
+  KeyModified(e->key());
   if (e->has_ttl()) {
     e->set_deadline(deadline_ms);
     ttl_.Update(e->heap_index());
@@ -187,11 +196,15 @@ Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
 Entry* Shard::Persist(Entry* e) {
   RC_DCHECK_OWNER(thread_check_);
   if (!e->has_ttl()) return e;
+  KeyModified(e->key());
   return Swap(e, Entry::Reshape(*e, false));
 }
 
 void Shard::Flush(bool async) {
   RC_DCHECK_OWNER(thread_check_);
+  if (!watched_.empty()) {
+    watched_.TouchExisting([this](std::string_view key) { return Find(key) != nullptr; });
+  }
   ttl_.Clear();
   zset_bytes_ = 0;
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;

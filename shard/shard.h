@@ -19,6 +19,7 @@
 #include "shard/pubsub.h"
 #include "shard/stats.h"
 #include "shard/thread_check.h"
+#include "shard/watch.h"
 #include "timers/indexed_heap.h"
 
 namespace rc {
@@ -123,6 +124,15 @@ class Shard {
   // Background work for an idle loop turn: finish an in-progress resize a bit at a time.
   bool Housekeep();
 
+  // Redis's signalModifiedKey: `key`'s value or TTL changed, so clients WATCHing it fail
+  // their EXEC. The mutators below call it themselves; commands that edit a value in
+  // place (APPEND, SETRANGE) call it after the edit. Costs one branch while nothing is
+  // watched.
+  void KeyModified(std::string_view key) {
+    if (!watched_.empty()) watched_.Touch(key);
+  }
+  WatchedKeys& watched() { return watched_; }
+
   // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
   KeyLocks& locks() { return locks_; }
   // Pub/sub subscriptions of this thread's connections.
@@ -157,6 +167,7 @@ class Shard {
   absl::BitGen rng_;
   KeyLocks locks_;
   PubSub pubsub_;
+  WatchedKeys watched_;
   ExpiryListener* expiry_listener_ = nullptr;
   size_t zset_bytes_ = 0;  // MemoryBytes() of every sorted set in the table
   ThreadCheck thread_check_;

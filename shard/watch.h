@@ -1,0 +1,68 @@
+#pragma once
+// WATCH: optimistic locking for MULTI/EXEC. A client's watch is one WatchState, shared
+// by the client's connection thread and every shard that owns one of its keys.
+//
+//   WATCH k (conn thread) ──post──▶ owner of k: WatchedKeys::Add(k, state)
+//   any write to k (owner thread) ─▶ Shard::KeyModified(k) ─▶ state->dirty = true
+//   EXEC (conn thread, once it holds the locks on the watched keys) reads state->dirty
+//
+// The registration travels in the same mailbox as the client's later commands to that
+// shard, so it is in place before the client's next read of the key there.
+
+#include <atomic>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+
+namespace rc {
+
+class ShardThread;
+class ShardSet;
+struct ClientState;
+
+struct WatchState {
+  // Written by shard threads, read by the client's thread at EXEC.
+  std::atomic<bool> dirty{false};
+};
+
+// What one client watches; lives in its ClientState, on its connection's thread.
+struct WatchSet {
+  std::shared_ptr<WatchState> state;  // null when nothing is watched
+  absl::flat_hash_set<std::string> keys;
+};
+
+// One shard's watched keys and who watches them. The shard's thread only.
+class WatchedKeys {
+ public:
+  bool empty() const { return by_key_.empty(); }
+  void Add(std::string_view key, std::shared_ptr<WatchState> state);
+  void Remove(std::string_view key, const WatchState* state);
+  // `key` changed: every watcher's EXEC will fail.
+  void Touch(std::string_view key);
+  // FLUSHALL / FLUSHDB: as Redis, only keys that existed count as changed.
+  template <typename Exists>
+  void TouchExisting(Exists exists) {
+    for (auto& [key, states] : by_key_) {
+      if (exists(key)) MarkDirty(states);
+    }
+  }
+  size_t size() const { return by_key_.size(); }
+
+ private:
+  static void MarkDirty(const std::vector<std::shared_ptr<WatchState>>& states);
+
+  absl::flat_hash_map<std::string, std::vector<std::shared_ptr<WatchState>>> by_key_;
+};
+
+// Connection's thread. WATCH: registers `keys` with their owning shards.
+void WatchKeys(ShardThread& self, ShardSet& shards, ClientState& client,
+               const std::vector<std::string_view>& keys);
+// Connection's thread. Removes every registration of `watch` from its shards (UNWATCH,
+// DISCARD, EXEC's end, disconnect).
+void ReleaseWatches(ShardThread& self, ShardSet& shards, WatchSet watch);
+
+}  // namespace rc
