@@ -1,11 +1,15 @@
-// Connection commands: PING, ECHO, QUIT, SELECT, CLIENT. They run on the connection's
-// thread and touch only its ClientState.
+// Connection commands: PING, ECHO, QUIT, SELECT, CLIENT, RESET. They run on the
+// connection's thread and touch only its ClientState (RESET also leaves its WATCHes and
+// subscriptions, which live on shards).
 
 #include "core/strings.h"
 #include "core/numbers.h"
 #include "shard/client_state.h"
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
+#include "shard/pubsub.h"
+#include "shard/shard_set.h"
+#include "shard/watch.h"
 
 namespace rc {
 
@@ -29,6 +33,16 @@ void Echo(CoordCmd& cmd) { cmd.reply.Bulk(cmd.args[1]); }
 void Quit(CoordCmd& cmd) {
   cmd.client.close_after_reply = true;
   cmd.reply.Ok();
+}
+
+// The connection as a new one would be, except its name and id (Redis's RESET).
+void Reset(CoordCmd& cmd) {
+  ClientState& c = cmd.client;
+  c.multi.reset();
+  ReleaseWatches(cmd.self, cmd.shards, std::move(c.watching));
+  c.watching = WatchSet{};
+  DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
+  cmd.reply.SimpleString("RESET");
 }
 
 void Select(CoordCmd& cmd) {
@@ -121,6 +135,10 @@ void RegisterConnectionCommands(CommandTable& t) {
   row("quit", -1,
       kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk | kCmdNotQueued, Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
+  row("reset", 1,
+      kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
+          kCmdSubscribeOk | kCmdNotQueued,
+      Reset);
   row("client", -2, kCmdLoading | kCmdStale, Client).subcommands = {
       {"id", 2}, {"getname", 2}, {"setname", 3}, {"setinfo", 4}, {"help", 2}};
 }

@@ -137,6 +137,78 @@ class RedisPyTest(unittest.TestCase):
             self.assertEqual(c, i + 1)
             self.assertEqual(m, [str(i), str(i // 2), None])
 
+    def test_pipeline_transaction(self):
+        # redis-py's default pipeline wraps the commands in MULTI/EXEC.
+        pipe = self.r.pipeline()
+        for i in range(100):
+            pipe.set("t%d" % i, i)
+            pipe.incr("tcount")
+        pipe.mget(["t0", "t50", "t99", "nope"])
+        replies = pipe.execute()
+        self.assertEqual(len(replies), 201)
+        self.assertEqual(replies[-2], 100)
+        self.assertEqual(replies[-1], ["0", "50", "99", None])
+        # A command failing at run time comes back as its error; the rest ran.
+        pipe = self.r.pipeline()
+        pipe.set("s", "text").incr("s").get("s")
+        with self.assertRaisesRegex(redis.ResponseError, "not an integer"):
+            pipe.execute()
+        self.assertEqual(self.r.get("s"), "text")
+        replies = self.r.pipeline().set("s", "a").incr("s").get("s").execute(
+            raise_on_error=False)
+        self.assertIsInstance(replies[1], redis.ResponseError)
+        # A command refused while queueing discards the whole transaction.
+        pipe = self.r.pipeline()
+        pipe.set("never", 1).execute_command("NOSUCHCOMMAND")
+        with self.assertRaises(redis.ResponseError):
+            pipe.execute()
+        self.assertIsNone(self.r.get("never"))
+
+    def test_watch_transactions_from_threads(self):
+        # r.transaction() retries on WatchError: 8 threads x 50 increments of keys that
+        # live on different shards must all land.
+        import threading
+        keys = ["acct:%d" % i for i in range(4)]
+        self.r.mset({k: 100 for k in keys})
+
+        def transfer(seed):
+            c = redis.Redis(port=self.port, decode_responses=True, socket_timeout=30)
+            for n in range(50):
+                src, dst = keys[(seed + n) % 4], keys[(seed + 2 * n + 1) % 4]
+                if src == dst:
+                    dst = keys[(keys.index(src) + 1) % 4]
+
+                def move(pipe):
+                    a = int(pipe.get(src))
+                    b = int(pipe.get(dst))
+                    pipe.multi()
+                    pipe.set(src, a - 1)
+                    pipe.set(dst, b + 1)
+                    pipe.incr("moves")
+                c.transaction(move, src, dst)
+            c.close()
+
+        threads = [threading.Thread(target=transfer, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(int(self.r.get("moves")), 400)
+        self.assertEqual(sum(int(v) for v in self.r.mget(keys)), 400)
+
+    def test_watch_error(self):
+        self.r.set("w", 1)
+        other = redis.Redis(port=self.port, decode_responses=True)
+        with self.r.pipeline() as pipe:
+            pipe.watch("w")
+            other.set("w", 2)
+            pipe.multi()
+            pipe.set("w", 3)
+            with self.assertRaises(redis.WatchError):
+                pipe.execute()
+        self.assertEqual(self.r.get("w"), "2")
+        other.close()
+
     def test_scan_iter(self):
         self.r.mset({"s:%d" % i: "v" for i in range(2000)})
         self.r.mset({"other:%d" % i: "v" for i in range(100)})

@@ -76,6 +76,10 @@ TEST_P(DiffTransactionTest, QueueingAndErrors) {
   Script({{"MULTI"}, {"SELECT", "0"}, {"CLIENT", "SETNAME", "tx"}, {"CLIENT", "GETNAME"},
           {"EXEC"}});
   Script({{"MULTI"}, {"UNWATCH"}, {"EXEC"}, {"UNWATCH"}});
+  // RESET ends the transaction, the watch and subscribed mode.
+  Script({{"MULTI"}, {"SET", "a", "1"}, {"RESET"}, {"EXEC"}, {"WATCH", "a"}, {"SET", "a", "2"},
+          {"RESET"}, {"MULTI"}, {"GET", "a"}, {"EXEC"}, {"SUBSCRIBE", "ch"}, {"RESET"},
+          {"PING"}});
 }
 
 TEST_P(DiffTransactionTest, WatchSeesThisClientsWrites) {
