@@ -78,11 +78,11 @@ void Connection::RunCommand() {
   ShardThread& self = reactor_.shard_thread();
   if (slots_.empty()) {
     // Common case: nothing pending, the reply goes straight to the output buffer.
-    ReplyBuilder rb(&out_);
+    ReplyBuilder rb(&out_, client_.resp3);
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
   } else {
     scratch_.clear();
-    ReplyBuilder rb(&scratch_);
+    ReplyBuilder rb(&scratch_, client_.resp3);
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
     if (!scratch_.empty()) {
       if (slots_.empty()) {
@@ -126,6 +126,9 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
 
 void Connection::Push(std::string resp) {
   if (closing_) return;
+  // Pub/sub frames are built once for every subscriber as RESP2 arrays; a RESP3 client
+  // gets the same frame typed as a push.
+  if (client_.resp3 && !resp.empty() && resp[0] == '*') resp[0] = '>';
   if (slots_.empty()) {
     out_ += resp;
   } else {

@@ -37,6 +37,8 @@ struct ClientState {
   std::string laddr;
   int fd = -1;
   int64_t created_ms = 0;
+  // HELLO 3: replies use RESP3's types (maps, doubles, nulls, pushes).
+  bool resp3 = false;
   // Set by QUIT: close once the reply has been written.
   bool close_after_reply = false;
 

@@ -40,32 +40,32 @@ std::vector<std::string> AclCategories(const CommandSpec& spec) {
   return out;
 }
 
+// Maps and sets as Redis 7.0 types them in RESP3 (RESP2 sees flat arrays).
 void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
-  rb.ArrayLen(6);
+  rb.MapLen(3);
   rb.Bulk("flags");
+  rb.SetLen(2);
   if (spec.flags & kCmdWrite) {
-    rb.ArrayLen(2);
     rb.SimpleString("RW");
     rb.SimpleString("update");
   } else {
-    rb.ArrayLen(2);
     rb.SimpleString("RO");
     rb.SimpleString("access");
   }
   rb.Bulk("begin_search");
-  rb.ArrayLen(4);
+  rb.MapLen(2);
   rb.Bulk("type");
   rb.Bulk("index");
   rb.Bulk("spec");
-  rb.ArrayLen(2);
+  rb.MapLen(1);
   rb.Bulk("index");
   rb.Integer(spec.first_key);
   rb.Bulk("find_keys");
-  rb.ArrayLen(4);
+  rb.MapLen(2);
   rb.Bulk("type");
   rb.Bulk("range");
   rb.Bulk("spec");
-  rb.ArrayLen(6);
+  rb.MapLen(3);
   rb.Bulk("lastkey");
   // Relative to the first key, as Redis's range spec counts it.
   rb.Integer(spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key);
@@ -83,23 +83,23 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
   rb.Bulk(name);
   rb.Integer(arity);
   auto flags = FlagNames(container ? 0 : spec.flags);
-  rb.ArrayLen(flags.size());
+  rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
   rb.Integer(spec.first_key);
   rb.Integer(spec.last_key);
   rb.Integer(spec.step);
   auto cats = container ? std::vector<std::string>{"@slow"} : AclCategories(spec);
-  rb.ArrayLen(cats.size());
+  rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
-  rb.ArrayLen(0);  // tips
+  rb.SetLen(0);  // tips
   if (spec.first_key > 0) {
-    rb.ArrayLen(1);
+    rb.SetLen(1);
     KeySpec(spec, rb);
   } else {
-    rb.ArrayLen(0);
+    rb.SetLen(0);
   }
   if (!container) {
-    rb.ArrayLen(0);
+    rb.SetLen(0);
     return;
   }
   rb.ArrayLen(spec.subcommands.size());
@@ -217,7 +217,7 @@ void Command(CoordCmd& cmd) {
     CommandList(cmd);
   } else if (sub == "docs") {
     // Documentation text is not kept; an empty map tells clients there is none.
-    rb.ArrayLen(0);
+    rb.MapLen(0);
   } else if (sub == "getkeys") {
     if (argc < 4) return rb.Error(WrongArityError("command|getkeys"));
     CommandGetKeys(cmd);

@@ -8,6 +8,7 @@
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
 #include "shard/pubsub.h"
+#include "shard/server_state.h"
 #include "shard/shard_set.h"
 #include "shard/watch.h"
 
@@ -17,7 +18,7 @@ namespace {
 
 void Ping(CoordCmd& cmd) {
   if (cmd.args.size() > 2) return cmd.reply.Error(WrongArityError("ping"));
-  if (cmd.client.Subscriptions() > 0) {
+  if (cmd.client.Subscriptions() > 0 && !cmd.client.resp3) {
     // A subscribed RESP2 client gets PING's answer in the shape of a message.
     cmd.reply.ArrayLen(2);
     cmd.reply.Bulk("pong");
@@ -59,6 +60,63 @@ bool ValidClientField(std::string_view s) {
     if (c < '!' || c > '~') return false;
   }
   return true;
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]: switches the
+// connection's protocol and describes the server, checks in Redis 7.0's order.
+void Hello(CoordCmd& cmd) {
+  int64_t version = 0;
+  if (cmd.args.size() >= 2) {
+    if (!ParseInt64(cmd.args[1], &version)) {
+      return cmd.reply.Error("ERR Protocol version is not an integer or out of range");
+    }
+    if (version < 2 || version > 3) {
+      return cmd.reply.Error("NOPROTO unsupported protocol version");
+    }
+  }
+  std::string_view user, name;
+  bool auth = false, setname = false;
+  for (size_t j = 2; j < cmd.args.size(); ++j) {
+    size_t more = cmd.args.size() - 1 - j;
+    if (EqualsIgnoreCase(cmd.args[j], "auth") && more >= 2) {
+      auth = true;
+      user = cmd.args[j + 1];
+      j += 2;
+    } else if (EqualsIgnoreCase(cmd.args[j], "setname") && more >= 1) {
+      setname = true;
+      name = cmd.args[++j];
+    } else {
+      return cmd.reply.Error(StrCat("ERR Syntax error in HELLO option '", cmd.args[j], "'"));
+    }
+  }
+  // Only the default user exists, and without requirepass it takes any password.
+  if (auth && user != "default") {
+    return cmd.reply.Error("WRONGPASS invalid username-password pair or user is disabled.");
+  }
+  if (setname) {
+    if (!ValidClientField(name)) {
+      return cmd.reply.Error(
+          "ERR Client names cannot contain spaces, newlines or special characters.");
+    }
+    cmd.client.name = std::string(name);
+  }
+  if (version != 0) cmd.client.resp3 = version == 3;
+  ReplyBuilder rb(cmd.reply.out(), cmd.client.resp3);
+  rb.MapLen(7);
+  rb.Bulk("server");
+  rb.Bulk("redis");
+  rb.Bulk("version");
+  rb.Bulk(kRedisVersion);
+  rb.Bulk("proto");
+  rb.Integer(cmd.client.resp3 ? 3 : 2);
+  rb.Bulk("id");
+  rb.Integer(int64_t(cmd.client.id));
+  rb.Bulk("mode");
+  rb.Bulk("standalone");
+  rb.Bulk("role");
+  rb.Bulk("master");
+  rb.Bulk("modules");
+  rb.ArrayLen(0);
 }
 
 void ClientHelp(ReplyBuilder& reply) {
@@ -135,6 +193,8 @@ void RegisterConnectionCommands(CommandTable& t) {
   row("quit", -1,
       kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk | kCmdNotQueued, Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
+  row("hello", -1,
+      kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy, Hello);
   row("reset", 1,
       kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
           kCmdSubscribeOk | kCmdNotQueued,

@@ -98,7 +98,7 @@ void ServerSection(const ServerState& s, std::string* out) {
   uname(&u);
   int64_t now_us = s.clock->NowUnixMicros();
   int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
-  StrAppend(out, "# Server\r\n", "redis_version:7.0.15\r\n", "ringcache_version:0.1.0\r\n",
+  StrAppend(out, "# Server\r\n", "redis_version:", kRedisVersion, "\r\n", "ringcache_version:0.1.0\r\n",
                   "redis_mode:standalone\r\n", "os:", u.sysname, " ", u.release, " ",
                   u.machine, "\r\n", "arch_bits:64\r\n", "multiplexing_api:io_uring\r\n",
                   "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__,
@@ -222,7 +222,7 @@ void Info(CoordCmd& cmd) {
         if (want.count("keyspace")) KeyspaceSection(t, &text);
         // Redis ends the last section without the blank line.
         if (text.size() >= 2) text.resize(text.size() - 2);
-        out.Send([&](ReplyBuilder& rb) { rb.Bulk(text); });
+        out.Send([&](ReplyBuilder& rb) { rb.Verbatim(text); });
       });
 }
 

@@ -34,7 +34,7 @@ void SubscribeGeneric(CoordCmd& cmd, Kind kind) {
       cmd.server.pubsub_subscriptions.fetch_add(1, std::memory_order_relaxed);
     }
     cmd.reply.Raw(SubscriptionReply(kind == Kind::kChannel ? "subscribe" : "psubscribe", name,
-                                    cmd.client.Subscriptions()));
+                                    cmd.client.Subscriptions(), cmd.client.resp3));
   }
 }
 
@@ -71,7 +71,7 @@ void UnsubscribeGeneric(CoordCmd& cmd, Kind kind) {
   }
   for (const std::string& name : names) {
     Drop(ps, cmd.client, &cmd.sink, cmd.server, kind, name);
-    cmd.reply.Raw(SubscriptionReply(verb, name, cmd.client.Subscriptions()));
+    cmd.reply.Raw(SubscriptionReply(verb, name, cmd.client.Subscriptions(), cmd.client.resp3));
   }
 }
 

@@ -39,7 +39,7 @@ void ConfigGet(CoordCmd& cmd) {
       }
     }
   }
-  cmd.reply.ArrayLen(found.size() * 2);
+  cmd.reply.MapLen(found.size());
   for (const auto& [name, value] : found) {
     cmd.reply.Bulk(name);
     cmd.reply.Bulk(value);

@@ -84,10 +84,9 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
             return out.Send([&](ReplyBuilder& rb) {
               if (!outcome->error.empty()) return rb.Error(outcome->error);
               if (outcome->cardinality >= 0) return rb.Integer(outcome->cardinality);
-              rb.ArrayLen(outcome->members.size() * (outcome->withscores ? 2 : 1));
+              ScoredLen(rb, outcome->members.size(), outcome->withscores);
               for (const auto& [m, s] : outcome->members) {
-                rb.Bulk(m);
-                if (outcome->withscores) ReplyScore(rb, s);
+                ReplyScored(rb, m, s, outcome->withscores);
               }
             });
           }

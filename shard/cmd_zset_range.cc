@@ -26,11 +26,8 @@ void ZRangeGeneric(ShardCmd& cmd, Type type, bool rev, bool fixed_dir) {
   if (e == nullptr) return cmd.reply.ArrayLen(0);
   const ZSet& z = *e->zset();
   RankWalk w = PlanRange(z, q);
-  cmd.reply.ArrayLen(q.withscores ? w.count * 2 : w.count);
-  Walk(z, w, [&](std::string_view m, double s) {
-    cmd.reply.Bulk(m);
-    if (q.withscores) ReplyScore(cmd.reply, s);
-  });
+  ScoredLen(cmd.reply, w.count, q.withscores);
+  Walk(z, w, [&](std::string_view m, double s) { ReplyScored(cmd.reply, m, s, q.withscores); });
 }
 
 void ZRange(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kAuto, false, false); }

@@ -88,8 +88,7 @@ void ZRank(ShardCmd& cmd) {
 
 void ReplyMember(ReplyBuilder& reply, const ZSet& z, size_t rank, bool withscores) {
   ZSet::Iterator it = z.AtRank(rank);
-  reply.Bulk(it.member());
-  if (withscores) ReplyScore(reply, it.score());
+  ReplyScored(reply, it.member(), it.score(), withscores);
 }
 
 // ZRANDMEMBER key [count [WITHSCORES]]: a negative count may repeat members; a positive
@@ -126,7 +125,7 @@ void ZRandMember(ShardCmd& cmd) {
   const uint64_t count = uniq ? uint64_t(l) : uint64_t(-l);
   auto& rng = cmd.shard.rng();
   if (!uniq || count == 1) {
-    cmd.reply.ArrayLen(withscores ? count * 2 : count);
+    ScoredLen(cmd.reply, count, withscores);
     for (uint64_t i = 0; i < count; ++i) {
       ReplyMember(cmd.reply, z, absl::Uniform<size_t>(rng, 0, size), withscores);
     }
@@ -134,10 +133,9 @@ void ZRandMember(ShardCmd& cmd) {
   }
   if (count >= size) {
     // The whole set, highest rank first, as Redis 7.0 sends it.
-    cmd.reply.ArrayLen(withscores ? size * 2 : size);
+    ScoredLen(cmd.reply, size, withscores);
     Walk(z, RankWalk{size - 1, size, true}, [&](std::string_view m, double s) {
-      cmd.reply.Bulk(m);
-      if (withscores) ReplyScore(cmd.reply, s);
+      ReplyScored(cmd.reply, m, s, withscores);
     });
     return;
   }
@@ -158,7 +156,7 @@ void ZRandMember(ShardCmd& cmd) {
       if (picked.insert(r).second) ranks.push_back(r);
     }
   }
-  cmd.reply.ArrayLen(withscores ? count * 2 : count);
+  ScoredLen(cmd.reply, count, withscores);
   for (size_t i = 0; i < count; ++i) ReplyMember(cmd.reply, z, ranks[i], withscores);
 }
 

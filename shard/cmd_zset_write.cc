@@ -189,14 +189,24 @@ void ZPop(ShardCmd& cmd) {
   if (e == nullptr || count == 0) return cmd.reply.ArrayLen(0);
   ZSet* z = e->zset();
   size_t n = std::min(size_t(count), z->size());
-  cmd.reply.ArrayLen(2 * n);
+  // RESP3 pairs member and score when a count was given, as Redis 7.0 does.
+  const bool pairs = cmd.args.size() == 3;
+  if (pairs) {
+    ScoredLen(cmd.reply, n, true);
+  } else {
+    cmd.reply.ArrayLen(2 * n);
+  }
   const size_t before = z->MemoryBytes();
   for (size_t i = 0; i < n; ++i) {
     ZSet::Iterator it = z->AtRank(kMax ? z->size() - 1 : 0);
     std::string member(it.member());
     double score = it.score();
-    cmd.reply.Bulk(member);
-    ReplyScore(cmd.reply, score);
+    if (pairs) {
+      ReplyScored(cmd.reply, member, score, true);
+    } else {
+      cmd.reply.Bulk(member);
+      ReplyScore(cmd.reply, score);
+    }
     z->Remove(member);
   }
   cmd.shard.ZSetChanged(e, before);

@@ -73,7 +73,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       return refuse(WrongArityError(spec->FullName(args)));
     }
   }
-  if (client.Subscriptions() > 0 && !(spec->flags & kCmdSubscribeOk)) {
+  if (client.Subscriptions() > 0 && !client.resp3 && !(spec->flags & kCmdSubscribeOk)) {
     return refuse(StrCat("ERR Can't execute '", spec->FullName(args),
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                          "allowed in this context"));
@@ -92,7 +92,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       one_shard = shards_.ShardOf(args[i]) == owner;
     }
     if (one_shard) {
-      if (owner != self.id()) return RunRemote(self, owner, *spec, sink, args);
+      if (owner != self.id()) return RunRemote(self, owner, *spec, sink, client.resp3, args);
       Shard& shard = self.shard();
       if (shard.locks().Idle()) {
         ShardCmd cmd{shard, args, reply, server_};
@@ -101,7 +101,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       // A multi-shard command holds or awaits some keys here: check ours.
       uint64_t slot = sink.Defer();
       ReplySink* reply_to = &sink;
-      RunWhenFree(shard, *spec, std::make_unique<OwnedArgs>(args),
+      RunWhenFree(shard, *spec, std::make_unique<OwnedArgs>(args), client.resp3,
                   [reply_to, slot](std::string out) { reply_to->Fulfill(slot, std::move(out)); });
       return;
     }
@@ -111,7 +111,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
 }
 
 void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
-                             std::unique_ptr<OwnedArgs> owned,
+                             std::unique_ptr<OwnedArgs> owned, bool resp3,
                              absl::AnyInvocable<void(std::string)> deliver) const {
   // Keys view owned's buffer, which stays put when `owned` moves into the task.
   KeyLocks& locks = shard.locks();
@@ -119,10 +119,10 @@ void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
   if (!locks.Idle()) keys = spec.KeysOf(owned->view());
   const ServerState* server = &server_;
   ShardHandler handler = spec.on_shard;
-  auto run = [&shard, server, handler, owned = std::move(owned),
+  auto run = [&shard, server, handler, resp3, owned = std::move(owned),
               deliver = std::move(deliver)]() mutable {
     std::string out;
-    ReplyBuilder rb(&out);
+    ReplyBuilder rb(&out, resp3);
     ShardCmd cmd{shard, owned->view(), rb, *server};
     handler(cmd);
     deliver(std::move(out));
@@ -132,17 +132,17 @@ void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
 }
 
 void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec,
-                           ReplySink& sink, ArgList args) const {
+                           ReplySink& sink, bool resp3, ArgList args) const {
   ++self.stats().remote_commands;
   uint64_t slot = sink.Defer();
   const uint32_t home = self.id();
   ShardSet* shards = &shards_;
   const CommandSpec* command = &spec;
   ReplySink* reply_to = &sink;
-  self.Post(owner, [this, shards, command, owner, home, slot, reply_to,
+  self.Post(owner, [this, shards, command, owner, home, slot, reply_to, resp3,
                     owned = std::make_unique<OwnedArgs>(args)]() mutable {
     ShardThread& there = shards->thread(owner);
-    RunWhenFree(there.shard(), *command, std::move(owned),
+    RunWhenFree(there.shard(), *command, std::move(owned), resp3,
                 [&there, home, reply_to, slot](std::string out) {
                   // reply_to is dereferenced only back on the connection's own thread.
                   there.Post(home, [reply_to, slot, out = std::move(out)]() mutable {

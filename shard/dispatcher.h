@@ -38,11 +38,11 @@ class Dispatcher {
 
  private:
   void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, ReplySink& sink,
-                 ArgList args) const;
+                 bool resp3, ArgList args) const;
   // On the shard's thread: runs the command now, or once multi-shard commands have released
   // its keys; `deliver` gets the reply bytes on this thread.
   void RunWhenFree(Shard& shard, const CommandSpec& spec, std::unique_ptr<OwnedArgs> owned,
-                   absl::AnyInvocable<void(std::string)> deliver) const;
+                   bool resp3, absl::AnyInvocable<void(std::string)> deliver) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

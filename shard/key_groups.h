@@ -29,12 +29,13 @@ KeyGroups GroupKeys(const ShardSet& set, ArgList args, size_t first, size_t widt
 // A reply position reserved now and written later, on the connection's thread.
 class DeferredReply {
  public:
-  explicit DeferredReply(CoordCmd& cmd) : sink_(&cmd.sink), slot_(cmd.sink.Defer()) {}
+  explicit DeferredReply(CoordCmd& cmd)
+      : sink_(&cmd.sink), slot_(cmd.sink.Defer()), resp3_(cmd.reply.resp3()) {}
   // Connection's thread: build(ReplyBuilder&) writes the reply.
   template <typename Build>
   void Send(Build&& build) const {
     std::string out;
-    ReplyBuilder rb(&out);
+    ReplyBuilder rb(&out, resp3_);
     build(rb);
     sink_->Fulfill(slot_, std::move(out));
   }
@@ -42,6 +43,7 @@ class DeferredReply {
  private:
   ReplySink* sink_;
   uint64_t slot_;
+  bool resp3_;
 };
 
 }  // namespace rc

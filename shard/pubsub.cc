@@ -75,10 +75,11 @@ size_t PubSub::NumSub(std::string_view channel) const {
   return it == channels_.end() ? 0 : it->second.size();
 }
 
-std::string SubscriptionReply(std::string_view kind, std::string_view name, size_t count) {
+std::string SubscriptionReply(std::string_view kind, std::string_view name, size_t count,
+                              bool resp3) {
   std::string out;
-  ReplyBuilder rb(&out);
-  rb.ArrayLen(3);
+  ReplyBuilder rb(&out, resp3);
+  rb.PushLen(3);
   rb.Bulk(kind);
   rb.Bulk(name);
   rb.Integer(int64_t(count));

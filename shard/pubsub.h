@@ -49,7 +49,8 @@ struct ServerState;
 void DropSubscriptions(PubSub& ps, ClientState& client, ReplySink* sink, ServerState& server);
 
 // RESP2 frames of pub/sub.
-std::string SubscriptionReply(std::string_view kind, std::string_view name, size_t count);
+std::string SubscriptionReply(std::string_view kind, std::string_view name, size_t count,
+                              bool resp3);
 std::string MessageFrame(std::string_view channel, std::string_view message);
 std::string PMessageFrame(std::string_view pattern, std::string_view channel,
                           std::string_view message);

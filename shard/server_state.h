@@ -7,11 +7,15 @@
 #include <functional>
 #include <mutex>
 #include <string>
+#include <string_view>
 
 #include "shard/config.h"
 #include "timers/clock.h"
 
 namespace rc {
+
+// The Redis version ringcache answers as (INFO, HELLO): the one whose replies it matches.
+inline constexpr std::string_view kRedisVersion = "7.0.15";
 
 class CommandTable;
 class ThreadPool;

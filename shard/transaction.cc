@@ -75,6 +75,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   ReplySink* sink;
   const CommandTable* table;
   uint64_t slot;
+  bool resp3;  // the client's protocol when EXEC began
   std::vector<QueuedCommand> queued;
   WatchSet watch;
   std::shared_ptr<const LockSet> locks;  // null when the commands name no key
@@ -173,7 +174,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       // As it would run outside MULTI, with EXEC's locks standing in for its own.
       sinks.push_back(std::make_unique<ExecSink>(sink, shared_from_this(), i));
       ExecSink& s = *sinks.back();
-      ReplyBuilder rb(s.inline_out());
+      ReplyBuilder rb(s.inline_out(), client->resp3);
       CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
       client->exec_nested = true;
       queued[i].spec->on_coord(c);
@@ -187,7 +188,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
 
   std::string RunOnShard(Shard& shard, const QueuedCommand& q) const {
     std::string out;
-    ReplyBuilder rb(&out);
+    ReplyBuilder rb(&out, resp3);
     ShardCmd c{shard, q.args->view(), rb, *server};
     q.spec->on_shard(c);
     return out;
@@ -238,7 +239,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     }
     ReleaseWatches(*self, *shards, std::move(watch));
     std::string out;
-    ReplyBuilder rb(&out);
+    ReplyBuilder rb(&out, resp3);
     if (!ran) {
       rb.NullArray();
     } else {
@@ -270,6 +271,7 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->client = &cmd.client;
   tx->sink = &cmd.sink;
   tx->table = &cmd.table;
+  tx->resp3 = cmd.client.resp3;
   tx->queued = std::move(cmd.client.multi->queued);
   cmd.client.multi.reset();
   tx->watch = std::move(cmd.client.watching);

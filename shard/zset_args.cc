@@ -39,12 +39,6 @@ bool ParseLexBound(std::string_view s, LexBound* out) {
   }
 }
 
-void ReplyScore(ReplyBuilder& reply, double d) {
-  char buf[kMaxDoubleChars];
-  char* end = FormatDouble(d, buf);
-  reply.Bulk(std::string_view(buf, size_t(end - buf)));
-}
-
 std::string ListpackScore(double d) {
   constexpr double kLimit = double(INT64_MAX / 2);
   if (d >= -kLimit && d <= kLimit) {

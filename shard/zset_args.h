@@ -45,8 +45,20 @@ bool ListpackLike(const ZSet& z, size_t extra = 0, size_t extra_len = 0);
 // The score to store for `member` (about to be added to or updated in `z`): -0 becomes 0
 // where Redis would write it into a listpack.
 double ScoreToStore(const ZSet& z, std::string_view member, double score);
-// addReplyDouble of Redis 7.0 ("%.17g", inf, -inf) as a bulk string.
-void ReplyScore(ReplyBuilder& reply, double d);
+// addReplyDouble of Redis 7.0 ("%.17g", inf, -inf): a bulk string, or a RESP3 double.
+inline void ReplyScore(ReplyBuilder& reply, double d) { reply.Double(d); }
+// Member lists with optional scores: RESP2 flattens them [m1, s1, m2, s2, ...], RESP3
+// pairs them [[m1, s1], [m2, s2], ...]. ScoredLen opens the list of `members`, then
+// ReplyScored writes each.
+inline void ScoredLen(ReplyBuilder& reply, size_t members, bool withscores) {
+  reply.ArrayLen(withscores && !reply.resp3() ? 2 * members : members);
+}
+inline void ReplyScored(ReplyBuilder& reply, std::string_view member, double score,
+                        bool withscores) {
+  if (withscores && reply.resp3()) reply.ArrayLen(2);
+  reply.Bulk(member);
+  if (withscores) reply.Double(score);
+}
 // How ZSCAN prints a small set's score: the listpack's integer when the score is
 // integral (|d| <= LLONG_MAX/2), else "%.17g".
 std::string ListpackScore(double d);

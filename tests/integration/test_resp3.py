@@ -1,0 +1,217 @@
+"""RESP3 replies byte-for-byte against redis-server 7.0: HELLO, nulls, doubles, maps,
+sets, verbatim strings, scored pairs and pub/sub pushes.
+
+Run by ctest as `/usr/bin/python3 test_resp3.py <path-to-ringcache>`. Talks raw RESP over
+sockets (redis-py 4.3 has no RESP3), so every type byte is compared as sent.
+"""
+
+import re
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+from test_redis_py import Ringcache
+
+BINARY = None
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class RedisServer:
+    def __init__(self):
+        self.port = free_port()
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port)).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self):
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def encode(args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a.encode() if isinstance(a, str) else a
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+class Conn:
+    """A raw connection that splits the byte stream into whole RESP3 replies."""
+
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port))
+        self.sock.settimeout(10)
+        self.buf = b""
+
+    def send(self, *args):
+        self.sock.sendall(encode(args))
+
+    def _line(self, pos):
+        while True:
+            end = self.buf.find(b"\r\n", pos)
+            if end >= 0:
+                return end
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.buf += chunk
+
+    def _need(self, n):
+        while len(self.buf) < n:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.buf += chunk
+
+    def _skip(self, pos):
+        """Returns the offset just past the reply starting at `pos`."""
+        end = self._line(pos)
+        kind, head = self.buf[pos:pos + 1], self.buf[pos + 1:end]
+        pos = end + 2
+        if kind in b"$=!" and head != b"-1":
+            self._need(pos + int(head) + 2)
+            return pos + int(head) + 2
+        if kind in b"*~>" and head != b"-1":
+            for _ in range(int(head)):
+                pos = self._skip(pos)
+        elif kind == b"%":
+            for _ in range(2 * int(head)):
+                pos = self._skip(pos)
+        return pos
+
+    def reply(self):
+        end = self._skip(0)
+        out, self.buf = self.buf[:end], self.buf[end:]
+        return out
+
+    def cmd(self, *args):
+        self.send(*args)
+        return self.reply()
+
+    def close(self):
+        self.sock.close()
+
+
+def scrub(reply):
+    # Connection ids differ between the servers.
+    return re.sub(rb"\$2\r\nid\r\n:\d+\r\n", b"$2\r\nid\r\n:ID\r\n", reply)
+
+
+class Resp3Test(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rc = Ringcache(BINARY, 3)
+        cls.redis = RedisServer()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.redis.stop()
+        code = cls.rc.stop()
+        if code != 0:
+            raise AssertionError("ringcache exit code %r" % code)
+
+    def setUp(self):
+        self.a = Conn(self.redis.port)
+        self.b = Conn(self.rc.port)
+        for c in (self.a, self.b):
+            c.cmd("FLUSHALL")
+            c.cmd("HELLO", "3")
+
+    def tearDown(self):
+        self.a.close()
+        self.b.close()
+
+    def same(self, *args):
+        want, got = scrub(self.a.cmd(*args)), scrub(self.b.cmd(*args))
+        self.assertEqual(got, want, "command %r" % (args,))
+        return got
+
+    def script(self, *cmds):
+        for c in cmds:
+            self.same(*c.split())
+
+    def test_hello(self):
+        self.script("HELLO", "HELLO 3", "HELLO 2", "HELLO", "HELLO 3 SETNAME app",
+                    "CLIENT GETNAME", "HELLO 4", "HELLO x", "HELLO 3 FOO",
+                    "HELLO 3 AUTH default anything", "HELLO 3 AUTH nobody x",
+                    "HELLO 3 SETNAME", "HELLO 3 SETNAME bad\nname")
+
+    def test_nulls_and_doubles(self):
+        self.script("GET nokey", "MGET nokey a", "SET k v", "SET k w GET", "SET n 1 GET",
+                    "GETDEL nokey", "GETEX nokey", "INCRBYFLOAT f 1.5",
+                    "ZADD z 1 a 2.5 b inf c -inf d 1e300 e",
+                    "ZSCORE z a", "ZSCORE z b", "ZSCORE z c", "ZSCORE z d", "ZSCORE z e",
+                    "ZSCORE z none", "ZSCORE nokey a", "ZMSCORE z a none b",
+                    "ZMSCORE nokey a", "ZINCRBY z 0.25 a", "ZADD z INCR 1 b",
+                    "ZADD z XX INCR 1 nomember", "ZRANK z none", "ZRANDMEMBER nokey",
+                    "TYPE z", "TTL z")
+
+    def test_scored_replies(self):
+        self.script("ZADD z 1 a 2 b 3 c 4 d", "ZADD y 1 a 5 e",
+                    "ZRANGE z 0 -1 WITHSCORES", "ZRANGE z 0 -1", "ZRANGE z 0 1 REV WITHSCORES",
+                    "ZRANGE z (1 +inf BYSCORE LIMIT 0 2 WITHSCORES",
+                    "ZRANGEBYSCORE z -inf +inf WITHSCORES", "ZREVRANGEBYSCORE z 9 0 WITHSCORES",
+                    "ZREVRANGE z 0 -1 WITHSCORES", "ZRANGE nokey 0 -1 WITHSCORES",
+                    "ZUNION 2 z y WITHSCORES", "ZINTER 2 z y WITHSCORES",
+                    "ZDIFF 2 z y WITHSCORES", "ZUNION 2 z y", "ZRANDMEMBER z 4 WITHSCORES",
+                    "ZSCAN z 0", "ZPOPMIN z", "ZPOPMIN z 1",
+                    "ZPOPMAX z 2", "ZPOPMIN nokey", "ZPOPMIN nokey 3", "ZPOPMAX z 0")
+
+    def test_maps_sets_verbatim(self):
+        self.script("CONFIG GET maxmemory", "CONFIG GET nosuchparam", "CONFIG GET timeout",
+                    "COMMAND INFO get zscore nosuch",
+                    "COMMAND GETKEYS MSET a 1 b 2")
+        for c in (self.a, self.b):
+            info = c.cmd("INFO", "server")
+            self.assertTrue(info.startswith(b"="), info[:20])
+            self.assertIn(b"\r\ntxt:# Server\r\n", info)
+            self.assertIn(b"redis_version:7.0.15\r\n", info)
+
+    def test_transactions(self):
+        self.script("SET w 1", "WATCH w", "SET w 2", "MULTI", "PING", "EXEC",
+                    "MULTI", "ZADD z 1.5 m", "ZSCORE z m", "GET nokey", "CONFIG GET timeout",
+                    "EXEC", "EXEC")
+
+    def test_pubsub_pushes(self):
+        pub_a, pub_b = Conn(self.redis.port), Conn(self.rc.port)
+        try:
+            self.same("SUBSCRIBE", "ch1", "ch2")
+            self.assertEqual(scrub(self.b.reply()), scrub(self.a.reply()))
+            self.same("PSUBSCRIBE", "c*")
+            # RESP3 allows any command while subscribed.
+            self.script("PING", "GET x", "SET x 1", "PING hello")
+            for pub in (pub_a, pub_b):
+                self.assertEqual(pub.cmd("PUBLISH", "ch1", "hi"), b":2\r\n")
+            self.assertEqual(self.b.reply(), self.a.reply())  # message
+            self.assertEqual(self.b.reply(), self.a.reply())  # pmessage
+            self.same("UNSUBSCRIBE", "ch1", "ch2")  # without names, the order is unspecified
+            self.assertEqual(self.b.reply(), self.a.reply())
+            self.same("PUNSUBSCRIBE")
+            self.same("PING")
+        finally:
+            pub_a.close()
+            pub_b.close()
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv.pop(1)
+    unittest.main()
