@@ -13,6 +13,7 @@
 #include "core/strings.h"
 #include "absl/strings/str_format.h"
 #include "core/log.h"
+#include "net/metrics_server.h"
 
 namespace rc::net {
 
@@ -142,6 +143,16 @@ bool Server::Start(std::string* error) {
   }
   Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=io_uring bind=",
       state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
+  if (state_.config.metrics_port > 0) {
+    metrics_ = std::make_unique<MetricsServer>(*shards_, state_, table_);
+    if (!metrics_->Start(state_.config.bind, state_.config.metrics_port, error)) {
+      state_.RequestShutdown();
+      Wait();
+      return false;
+    }
+    Log(LogLevel::kNotice, "Metrics on http://", state_.config.bind, ":", metrics_->port(),
+        "/metrics");
+  }
   Log(LogLevel::kNotice, "Ready to accept connections tcp port=", state_.bound_port);
   return true;
 }
@@ -169,6 +180,7 @@ void Server::Wait() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  if (metrics_ != nullptr) metrics_->Stop();
 }
 
 }  // namespace rc::net

@@ -26,6 +26,8 @@
 
 namespace rc::net {
 
+class MetricsServer;
+
 class Server {
  public:
   explicit Server(const Config& config);
@@ -51,6 +53,8 @@ class Server {
   std::unique_ptr<ThreadPool> lazyfree_;
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  // After the shards: destroyed (its thread stopped) before them.
+  std::unique_ptr<MetricsServer> metrics_;
   ReactorShared shared_;
   std::vector<std::unique_ptr<Reactor>> reactors_;
   std::vector<std::thread> threads_;

@@ -19,6 +19,7 @@ std::string UsageText() {
          "  --maxclients N           most simultaneous clients (default 10000)\n"
          "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
          "  --timeout N              close idle clients after N seconds (0 = never)\n"
+         "  --metrics-port N         serve Prometheus metrics on http://BIND:N/metrics (0 = off)\n"
          "  --loglevel LEVEL         debug | verbose | notice | warning | nothing\n"
          "  --help                   print this text\n"
          "  --version                print the version\n";

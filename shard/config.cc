@@ -62,6 +62,8 @@ std::vector<ConfigParam> MakeParams() {
                false});
   p.push_back({"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024),
                false});
+  p.push_back({"metrics-port", IntGetter(&Config::metrics_port),
+               IntSetter(&Config::metrics_port, 0, 65535), false});
   p.push_back({"lazyfree-threads", IntGetter(&Config::lazyfree_threads),
                IntSetter(&Config::lazyfree_threads, 1, 64), false});
   p.push_back({"lazyfree-threshold", IntGetter(&Config::lazyfree_threshold),

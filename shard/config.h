@@ -42,6 +42,7 @@ struct Config {
   std::string bind = "127.0.0.1";
   int threads = 0;  // 0: one per core
   int tcp_backlog = 511;
+  int metrics_port = 0;  // Prometheus endpoint (net/metrics_server.h); 0: off
   int lazyfree_threads = 1;  // the pool that frees large values off shard threads
   std::string config_file;
   // Changeable with CONFIG SET.

@@ -1,5 +1,7 @@
 #include "core/reply_builder.h"
 
+#include <limits>
+
 #include "gtest/gtest.h"
 
 namespace rc {
@@ -24,6 +26,28 @@ TEST(ReplyBuilder, ExtremeIntegers) {
   rb.Integer(INT64_MIN);
   rb.Integer(INT64_MAX);
   EXPECT_EQ(out, ":-9223372036854775808\r\n:9223372036854775807\r\n");
+}
+
+TEST(ReplyBuilder, Resp3TypesAndTheirResp2Forms) {
+  for (bool resp3 : {false, true}) {
+    std::string out;
+    ReplyBuilder rb(&out, resp3);
+    rb.MapLen(1);
+    rb.Bulk("k");
+    rb.SetLen(2);
+    rb.Double(2.5);
+    rb.Double(-std::numeric_limits<double>::infinity());
+    rb.PushLen(1);
+    rb.NullBulk();
+    rb.NullArray();
+    rb.Verbatim("a:1");
+    if (resp3) {
+      EXPECT_EQ(out, "%1\r\n$1\r\nk\r\n~2\r\n,2.5\r\n,-inf\r\n>1\r\n_\r\n_\r\n=7\r\ntxt:a:1\r\n");
+    } else {
+      EXPECT_EQ(out,
+                "*2\r\n$1\r\nk\r\n*2\r\n$3\r\n2.5\r\n$4\r\n-inf\r\n*1\r\n$-1\r\n*-1\r\n$3\r\na:1\r\n");
+    }
+  }
 }
 
 }  // namespace

@@ -1,0 +1,126 @@
+"""The Prometheus endpoint (--metrics-port): a real HTTP scrape of a running ringcache.
+
+Run by ctest as `/usr/bin/python3 test_metrics.py <path-to-ringcache>`.
+"""
+
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import unittest
+import urllib.error
+import urllib.request
+
+import redis
+
+BINARY = None
+READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
+METRICS = re.compile(rb"Metrics on http://[^:]+:(\d+)/metrics\n")
+SAMPLE = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_]+="([^"\\]|\\.)*",?)*\})? '
+                    r'-?[0-9.eE+-]+(inf)?$')
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class MetricsTest(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.metrics_port = free_port()
+        cls.proc = subprocess.Popen(
+            [BINARY, "--port", "0", "--threads", "2", "--metrics-port", str(cls.metrics_port)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        out = b""
+        deadline = time.monotonic() + 10
+        while not READY.search(out) and time.monotonic() < deadline:
+            ready, _, _ = select.select([cls.proc.stdout], [], [], 1)
+            if ready:
+                out += os.read(cls.proc.stdout.fileno(), 4096)
+        match = READY.search(out)
+        if not match:
+            cls.proc.kill()
+            raise RuntimeError("no ready line: %r" % out)
+        cls.port = int(match.group(1))
+        cls.log = out
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.proc.send_signal(signal.SIGTERM)
+        code = cls.proc.wait(timeout=15)
+        if code != 0:
+            raise AssertionError("ringcache exited %r" % code)
+
+    def scrape(self):
+        url = "http://127.0.0.1:%d/metrics" % self.metrics_port
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            self.assertEqual(resp.status, 200)
+            self.assertIn("text/plain", resp.headers["Content-Type"])
+            return resp.read().decode()
+
+    def samples(self, text):
+        values = {}
+        for line in text.splitlines():
+            if line.startswith("#") or not line:
+                continue
+            self.assertRegex(line, SAMPLE)
+            name, value = line.rsplit(" ", 1)
+            values[name] = float(value)
+        return values
+
+    def test_startup_line_names_the_endpoint(self):
+        self.assertEqual(int(METRICS.search(self.log).group(1)), self.metrics_port)
+
+    def test_counters_follow_commands(self):
+        before = self.samples(self.scrape())
+        r = redis.Redis(port=self.port)
+        for i in range(50):
+            r.set("m%d" % i, i)
+        for i in range(60):
+            r.get("m%d" % i)
+        after = self.samples(self.scrape())
+        self.assertGreaterEqual(after["ringcache_total_commands_processed"]
+                                - before["ringcache_total_commands_processed"], 110)
+        self.assertGreaterEqual(after["ringcache_keyspace_hits"]
+                                - before.get("ringcache_keyspace_hits", 0), 50)
+        self.assertGreaterEqual(after["ringcache_keyspace_misses"]
+                                - before.get("ringcache_keyspace_misses", 0), 10)
+        self.assertGreaterEqual(after['ringcache_keyspace_keys{db="0"}'], 50)
+        self.assertGreater(after["ringcache_used_memory"], 0)
+        self.assertGreaterEqual(after["ringcache_connected_clients"], 1)
+        r.close()
+
+    def test_types_and_info_labels(self):
+        text = self.scrape()
+        self.assertIn("# TYPE ringcache_total_commands_processed counter\n", text)
+        self.assertIn("# TYPE ringcache_used_memory gauge\n", text)
+        self.assertRegex(text, r'ringcache_info\{[^}]*redis_version="7\.0\.15"')
+
+    def test_other_paths_are_not_found(self):
+        with self.assertRaises(urllib.error.HTTPError) as ctx:
+            urllib.request.urlopen("http://127.0.0.1:%d/" % self.metrics_port, timeout=10)
+        self.assertEqual(ctx.exception.code, 404)
+
+    def test_a_silent_client_does_not_block_scrapes(self):
+        # A connection that never sends a request is dropped after a bounded wait.
+        idle = socket.create_connection(("127.0.0.1", self.metrics_port))
+        try:
+            start = time.monotonic()
+            self.scrape()
+            self.assertLess(time.monotonic() - start, 10)
+        finally:
+            idle.close()
+
+
+if __name__ == "__main__":
+    BINARY = sys.argv.pop(1)
+    unittest.main()
