@@ -14,7 +14,6 @@
 
 #include "core/prometheus.h"
 #include "core/strings.h"
-#include "net/fd_order.h"
 #include "shard/client_state.h"
 #include "shard/command.h"
 #include "shard/reply_sink.h"
@@ -107,7 +106,6 @@ void MetricsServer::Loop() {
     int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
     if (fd < 0) continue;
     Serve(fd);
-    BeforeForeignClose();
     ::close(fd);
   }
 }

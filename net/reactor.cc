@@ -11,7 +11,6 @@
 #include <cstring>
 
 #include "core/strings.h"
-#include "net/fd_order.h"
 #include "timers/clock.h"
 
 namespace rc::net {
@@ -260,7 +259,6 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   if (!(flags & IORING_CQE_F_MORE)) ArmAccept();
   if (res < 0) return;
   int fd = res;
-  AfterRingAccept();
   ThreadStats& stats = shard_thread().stats();
   if (shared_.connected_clients.fetch_add(1) >= shared_.server->config.maxclients) {
     shared_.connected_clients.fetch_sub(1);

@@ -54,8 +54,9 @@ class Reactor final : public Waker {
   void MarkDirty(Connection* c) { dirty_.push_back(c); }
   void ScheduleFree(Connection* c);
 
- private:
   enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = 3, kIgnore = 4 };
+
+ private:
   static constexpr uint64_t kKindMask = 7;
 
   io_uring_sqe* GetSqe();

@@ -167,7 +167,8 @@ void Server::WakeAll() {
       io_uring_submit(&wake_ring_);
       sqe = io_uring_get_sqe(&wake_ring_);
     }
-    io_uring_prep_msg_ring(sqe, fd, 0, 0, 0);
+    // Tagged as a wake-up: data 0 would read as an accept of descriptor 0.
+    io_uring_prep_msg_ring(sqe, fd, 0, Reactor::kWake, 0);
   }
   io_uring_submit(&wake_ring_);
   // Reap our own completions so the small ring never fills.
