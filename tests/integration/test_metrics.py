@@ -109,6 +109,15 @@ class MetricsTest(unittest.TestCase):
         self.assertIn("# TYPE ringcache_used_memory gauge\n", text)
         self.assertRegex(text, r'ringcache_info\{[^}]*redis_version="7\.0\.15"')
 
+    def test_scrapes_leave_the_servers_descriptors_alone(self):
+        # Each scrape wakes the workers; a wake-up once read as "accepted descriptor 0",
+        # turning stdin into a client and closing it.
+        for _ in range(3):
+            self.scrape()
+        self.assertEqual(os.readlink("/proc/%d/fd/0" % self.proc.pid), "/dev/null")
+        clients = self.samples(self.scrape())["ringcache_connected_clients"]
+        self.assertEqual(clients, 0)
+
     def test_other_paths_are_not_found(self):
         with self.assertRaises(urllib.error.HTTPError) as ctx:
             urllib.request.urlopen("http://127.0.0.1:%d/" % self.metrics_port, timeout=10)
