@@ -111,6 +111,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       }
     }
     for (const std::string& k : watch.keys) keys.push_back(k);
+    if (!whole && RunOnOneShard(keys)) return;
     if (whole) {
       locks = LockWholeShards(*shards);
     } else if (!keys.empty()) {
@@ -126,6 +127,56 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     if (locks == nullptr) return CheckWatches();
     AcquireThen(*self, *shards, *client, *sink, locks,
                 [tx = shared_from_this()] { tx->CheckWatches(); });
+  }
+
+  // The common case: every key, queued or watched, lives on one shard and every command
+  // runs there. Then the whole transaction is one task on that shard, run once its keys
+  // are free, like a single-shard command: no locks, no hop beyond the owner's.
+  bool RunOnOneShard(const std::vector<std::string_view>& keys) {
+    if (keys.empty()) return false;
+    const uint32_t owner = shards->ShardOf(keys[0]);
+    for (std::string_view k : keys) {
+      if (shards->ShardOf(k) != owner) return false;
+    }
+    for (const QueuedCommand& q : queued) {
+      uint32_t s = 0;
+      if (!OneShard(q, &s)) return false;
+    }
+    auto unique = std::make_shared<std::vector<std::string_view>>();
+    absl::flat_hash_set<std::string_view> seen;
+    for (std::string_view k : keys) {
+      if (seen.insert(k).second) unique->push_back(k);
+    }
+    const uint32_t home = self->id();
+    ShardSet* set = shards;
+    // On the owner's thread; `tx` keeps the bytes `unique` views alive.
+    auto run = [tx = shared_from_this(), set, owner, home]() {
+      ShardThread& there = set->thread(owner);
+      Shard& shard = there.shard();
+      bool dirty = false;
+      if (tx->watch.state != nullptr) {
+        for (const std::string& k : tx->watch.keys) shard.Find(k);  // expired: changed
+        dirty = tx->watch.state->dirty.load(std::memory_order_acquire);
+      }
+      if (!dirty) {
+        for (size_t i = 0; i < tx->queued.size(); ++i) {
+          tx->replies[i] = tx->RunOnShard(shard, tx->queued[i]);
+        }
+      }
+      if (owner == home) return tx->Finish(!dirty);
+      there.Post(home, [tx, dirty] { tx->Finish(!dirty); });
+    };
+    auto when_free = [set, owner, unique, run = std::move(run)]() mutable {
+      KeyLocks& locks = set->thread(owner).shard().locks();
+      if (locks.Idle() || locks.MayRun(*unique, false)) return run();
+      locks.Enqueue(*unique, false, std::move(run));
+    };
+    if (owner == home) {
+      when_free();
+    } else {
+      self->Post(owner, std::move(when_free));
+    }
+    return true;
   }
 
   // Locks held. A watched key past its deadline counts as changed: reclaim it first.
