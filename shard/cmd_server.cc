@@ -94,6 +94,18 @@ void ConfigResetStat(CoordCmd& cmd) {
       [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
 }
 
+void ConfigRewrite(CoordCmd& cmd) {
+  std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+  if (cmd.server.config.config_file.empty()) {
+    return cmd.reply.Error("ERR The server is running without a config file");
+  }
+  std::string error;
+  if (!RewriteConfigFile(cmd.server.config, &error)) {
+    return cmd.reply.Error(StrCat("ERR Rewriting config file: ", error));
+  }
+  cmd.reply.Ok();
+}
+
 void ConfigHelp(ReplyBuilder& reply) {
   static const char* const kLines[] = {
       "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -103,6 +115,8 @@ void ConfigHelp(ReplyBuilder& reply) {
       "    Set the configuration <directive> to <value>.",
       "RESETSTAT",
       "    Reset statistics reported by the INFO command.",
+      "REWRITE",
+      "    Rewrite the configuration file.",
       "HELP",
       "    Prints this help.",
   };
@@ -115,6 +129,7 @@ void ConfigCommand(CoordCmd& cmd) {
   if (sub == "get") return ConfigGet(cmd);
   if (sub == "set") return ConfigSet(cmd);
   if (sub == "resetstat") return ConfigResetStat(cmd);
+  if (sub == "rewrite") return ConfigRewrite(cmd);
   ConfigHelp(cmd.reply);
 }
 
@@ -152,7 +167,7 @@ void RegisterServerCommands(CommandTable& t) {
     return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
   };
   row("config", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, ConfigCommand)
-      .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"help", 2}};
+      .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}};
   row("time", 1, kCmdLoading | kCmdStale | kCmdFast, Time);
   row("shutdown", -1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
       Shutdown);

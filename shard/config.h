@@ -84,6 +84,9 @@ bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::st
 bool ApplyConfigText(std::string_view text, Config* config, std::string* error);
 // The row for `name` (case-insensitive), or nullptr.
 const ConfigParam* FindConfigParam(std::string_view name);
+// CONFIG REWRITE (shard/config_rewrite.cc): rewrites config.config_file with the current
+// values. False with the OS's reason on failure.
+bool RewriteConfigFile(const Config& config, std::string* error);
 std::string UsageText();
 
 // Redis's memory units: 1k = 1000, 1kb = 1024, and so on.
