@@ -17,19 +17,13 @@ import urllib.request
 
 import redis
 
+from test_redis_py import free_port
+
 BINARY = None
 READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
 METRICS = re.compile(rb"Metrics on http://[^:]+:(\d+)/metrics\n")
 SAMPLE = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_]+="([^"\\]|\\.)*",?)*\})? '
                     r'-?[0-9.eE+-]+(inf)?$')
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class MetricsTest(unittest.TestCase):

@@ -9,6 +9,7 @@ import os
 import re
 import select
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -19,6 +20,15 @@ import redis
 BINARY = None
 THREADS = 3
 READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
+
+
+def free_port():
+    """A TCP port nobody listens on right now (for servers that cannot take port 0)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
 
 
 class Ringcache:

@@ -12,17 +12,9 @@ import sys
 import time
 import unittest
 
-from test_redis_py import Ringcache
+from test_redis_py import Ringcache, free_port
 
 BINARY = None
-
-
-def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
 
 
 class RedisServer:
