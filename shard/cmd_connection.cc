@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "core/numbers.h"
+#include "shard/auth.h"
 #include "shard/client_state.h"
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
@@ -43,6 +44,7 @@ void Reset(CoordCmd& cmd) {
   ReleaseWatches(cmd.self, cmd.shards, std::move(c.watching));
   c.watching = WatchSet{};
   DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
+  c.authenticated = !AuthEnabled(cmd.server);
   cmd.reply.SimpleString("RESET");
 }
 
