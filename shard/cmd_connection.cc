@@ -193,7 +193,9 @@ void RegisterConnectionCommands(CommandTable& t) {
   row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
   row("echo", 2, kCmdFast, Echo);
   row("quit", -1,
-      kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk | kCmdNotQueued, Quit);
+      kCmdNoScript | kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdAllowBusy |
+          kCmdSubscribeOk | kCmdNotQueued,
+      Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
   row("hello", -1,
       kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy, Hello);
