@@ -60,6 +60,20 @@ TEST_P(AuthTest, AuthArityPasswordsAndUsers) {
             "-WRONGPASS invalid username-password pair or user is disabled.");
 }
 
+TEST_P(AuthTest, HelloAuthenticatesOrAsksForAuth) {
+  Same({"HELLO"});
+  Same({"HELLO", "2"});
+  Same({"HELLO", "2", "AUTH", "default", "wrong"});
+  Same({"HELLO", "2", "AUTH", "someone", "s3cret"});
+  Same({"PING"});
+  Client::ReplyPtr r = rcc_->RawCmd({"HELLO", "2", "AUTH", "default", "s3cret"});
+  ASSERT_TRUE(r && r->type == REDIS_REPLY_ARRAY) << (r ? Canon(r.get()) : "I/O error");
+  redisc_->Cmd({"HELLO", "2", "AUTH", "default", "s3cret"});
+  Same({"PING"});
+  Same({"HELLO", "2", "AUTH", "default", "wrong"});
+  Same({"PING"});  // still authenticated
+}
+
 TEST_P(AuthTest, QuitAndResetNeedNoAuthAndResetLogsOut) {
   SameOnFresh({"QUIT"});
   Same({"RESET"});
@@ -67,7 +81,7 @@ TEST_P(AuthTest, QuitAndResetNeedNoAuthAndResetLogsOut) {
   Same({"PING"});
   Same({"RESET"});
   Same({"PING"});
-  for (const char* name : {"auth", "quit", "reset", "ping"}) {
+  for (const char* name : {"auth", "hello", "quit", "reset", "ping"}) {
     Same({"AUTH", "s3cret"});
     Client::ReplyPtr r = rcc_->RawCmd({"COMMAND", "INFO", name});
     ASSERT_TRUE(r && r->type == REDIS_REPLY_ARRAY && r->elements == 1);
