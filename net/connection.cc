@@ -2,7 +2,9 @@
 
 #include <unistd.h>
 
+#include "core/log.h"
 #include "net/reactor.h"
+#include "shard/auth.h"
 #include "shard/dispatcher.h"
 
 namespace rc::net {
@@ -18,34 +20,99 @@ Connection::~Connection() {
 }
 
 void Connection::OnData(const char* data, size_t len) {
-  if (closing_ || close_after_flush_) return;
+  if (closing_ || close_after_flush_ || doomed_) return;
   if (in_.empty() && !held_) {
     size_t used = ParseAndRun(data, len);
-    if (used < len && !close_after_flush_) in_.assign(data + used, len - used);
+    if (used < len && !close_after_flush_ && !doomed_) in_.assign(data + used, len - used);
   } else {
     in_.append(data, len);
     ProcessBuffered();
   }
+  CheckQueryLimit();
 }
 
 void Connection::ProcessBuffered() {
   if (in_.empty() || held_) return;
   size_t used = ParseAndRun(in_.data(), in_.size());
-  if (close_after_flush_) {
+  if (close_after_flush_ || doomed_) {
     in_.clear();
     return;
   }
   in_.erase(0, used);
-  // A large bulk in flight: grow once to its full size instead of doubling repeatedly.
+  // A large bulk in flight: grow once to its full size instead of doubling repeatedly,
+  // but never past what client-query-buffer-limit lets the client send.
   size_t need = parser_.BytesNeeded();
-  if (need > in_.capacity()) in_.reserve(need);
+  if (need > in_.capacity() &&
+      need <= size_t(reactor_.server().config.client_query_buffer_limit.get())) {
+    in_.reserve(need);
+  }
+}
+
+// Redis closes a client whose query buffer outgrew client-query-buffer-limit (a bulk
+// arriving, or requests piling up behind one that waits for locks).
+void Connection::CheckQueryLimit() {
+  if (in_.size() <= size_t(reactor_.server().config.client_query_buffer_limit.get())) return;
+  Doom("max query buffer length");
+}
+
+void Connection::RefreshParserLimits() {
+  const ServerState& server = reactor_.server();
+  ParserLimits limits = parser_.limits();
+  limits.max_bulk_len = server.config.proto_max_bulk_len;
+  limits.unauthenticated = AuthRequired(server, client_);
+  parser_.set_limits(limits);
+}
+
+// client-output-buffer-limit for the client's class (pubsub while subscribed, else
+// normal): at or over `hard` bytes pending, or at or over `soft` for longer than
+// `soft_seconds`, the client is closed. Checked whenever output is appended, as Redis.
+void Connection::CheckOutputLimit() {
+  if (doomed_) return;
+  const Config& config = reactor_.server().config;
+  const Config::OutputLimit& limit =
+      config.output_limits[client_.Subscriptions() > 0 ? Config::kPubSub : Config::kNormal];
+  const int64_t hard = limit.hard, soft = limit.soft;
+  if (hard == 0 && soft == 0) return;
+  const int64_t used = int64_t(PendingOutput());
+  bool over = hard > 0 && used >= hard;
+  if (!over && soft > 0 && used >= soft) {
+    const int64_t now = reactor_.now_ms();
+    if (soft_limit_since_ms_ < 0) {
+      soft_limit_since_ms_ = now;
+    } else {
+      over = now - soft_limit_since_ms_ > limit.soft_seconds.get() * 1000;
+    }
+  } else if (!over) {
+    soft_limit_since_ms_ = -1;
+  }
+  if (over) Doom("output buffer limits");
+}
+
+void Connection::Doom(std::string_view why) {
+  if (doomed_) return;
+  doomed_ = true;
+  Log(LogLevel::kWarning, "Client id=", client_.id, " scheduled to be closed ASAP for overcoming of ",
+      why, ".");
+  // Nothing more will be sent: release the output now. (in_ may be what the running
+  // command's arguments view; it goes when the connection is freed.)
+  out_.clear();
+  out_.shrink_to_fit();
+  for (Slot& s : slots_) std::string().swap(s.data);
+  slot_bytes_ = 0;
+  reactor_.CloseAsync(this);
+}
+
+void Connection::PushSlot(std::string data) {
+  slot_bytes_ += data.size();
+  slots_.push_back(Slot{std::move(data), true});
 }
 
 size_t Connection::ParseAndRun(const char* buf, size_t len) {
   in_parse_ = true;
   size_t off = 0;
-  while (off < len && !held_ && !close_after_flush_ && !closing_) {
+  while (off < len && !held_ && !close_after_flush_ && !closing_ && !doomed_) {
     size_t used = 0;
+    RefreshParserLimits();
     auto status = parser_.Parse(std::string_view(buf + off, len - off), &used, &args_);
     if (status == RespParser::Status::kNeedMore) break;
     if (status == RespParser::Status::kError) {
@@ -54,7 +121,7 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       if (slots_.empty()) {
         out_ += line;
       } else {
-        slots_.push_back(Slot{std::move(line), true});
+        PushSlot(std::move(line));
       }
       close_after_flush_ = true;
       off = len;
@@ -88,11 +155,12 @@ void Connection::RunCommand() {
       if (slots_.empty()) {
         out_ += scratch_;
       } else {
-        slots_.push_back(Slot{scratch_, true});
+        PushSlot(scratch_);
       }
     }
   }
   if (client_.close_after_reply) close_after_flush_ = true;
+  CheckOutputLimit();
   MarkDirty();
 }
 
@@ -104,7 +172,7 @@ uint64_t Connection::Defer() {
 
 void Connection::Fulfill(uint64_t slot, std::string resp) {
   --outstanding_;
-  if (closing_) {
+  if (closing_ || doomed_) {
     // Nobody will read it; the reactor frees the connection once nothing is in flight.
     if (Freeable()) reactor_.ScheduleFree(this);
     return;
@@ -112,7 +180,9 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
   Slot& s = slots_[slot - first_slot_];
   s.data = std::move(resp);
   s.ready = true;
+  slot_bytes_ += s.data.size();
   while (!slots_.empty() && slots_.front().ready) {
+    slot_bytes_ -= slots_.front().data.size();
     if (out_.empty()) {
       out_.swap(slots_.front().data);
     } else {
@@ -121,19 +191,21 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
     slots_.pop_front();
     ++first_slot_;
   }
+  CheckOutputLimit();
   MarkDirty();
 }
 
 void Connection::Push(std::string resp) {
-  if (closing_) return;
+  if (closing_ || doomed_) return;
   // Pub/sub frames are built once for every subscriber as RESP2 arrays; a RESP3 client
   // gets the same frame typed as a push.
   if (client_.resp3 && !resp.empty() && resp[0] == '*') resp[0] = '>';
   if (slots_.empty()) {
     out_ += resp;
   } else {
-    slots_.push_back(Slot{std::move(resp), true});
+    PushSlot(std::move(resp));
   }
+  CheckOutputLimit();
   MarkDirty();
 }
 
@@ -141,7 +213,7 @@ void Connection::Resume() {
   if (!held_) return;
   held_ = false;
   // Inside the parse loop the loop itself carries on; from a task, resume here.
-  if (!in_parse_ && !closing_) ProcessBuffered();
+  if (!in_parse_ && !closing_ && !doomed_) ProcessBuffered();
 }
 
 std::string& Connection::StartSend() {

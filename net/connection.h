@@ -58,6 +58,15 @@ class Connection final : public ReplySink {
   void set_closing() { closing_ = true; }
   bool close_after_flush() const { return close_after_flush_; }
   bool Drained() const { return !sending_ && out_.empty() && slots_.empty(); }
+  // Set once a limit was crossed: the reactor closes the connection at the end of the turn
+  // and nothing more is read or answered meanwhile (Redis's freeClientAsync).
+  bool doomed() const { return doomed_; }
+
+  // Reply bytes owed to the client and not yet taken by the kernel: out_, the unsent part
+  // of the send in flight, and the bytes of filled slots waiting behind a pending reply.
+  size_t PendingOutput() const {
+    return out_.size() + (sending_ ? send_buf_.size() - send_offset_ : 0) + slot_bytes_;
+  }
   bool Freeable() const { return closing_ && pending_ops_ == 0 && outstanding_ == 0; }
   int& pending_ops() { return pending_ops_; }
   bool recv_armed = false;
@@ -75,6 +84,12 @@ class Connection final : public ReplySink {
   void RunCommand();
   void ProcessBuffered();
   void MarkDirty();
+  // Limits (docs/RELIABILITY.md). Each is a compare or two on the append path.
+  void RefreshParserLimits();
+  void CheckQueryLimit();
+  void CheckOutputLimit();
+  void Doom(std::string_view why);
+  void PushSlot(std::string data);
 
   Reactor& reactor_;
   int fd_;
@@ -90,6 +105,9 @@ class Connection final : public ReplySink {
   std::deque<Slot> slots_;
   uint64_t first_slot_ = 0;  // sequence number of slots_.front()
   uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
+  size_t slot_bytes_ = 0;      // bytes held in slots_
+  int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
+  bool doomed_ = false;
   bool held_ = false;
   bool in_parse_ = false;
   bool closing_ = false;

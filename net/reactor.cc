@@ -11,6 +11,8 @@
 #include <cstring>
 
 #include "core/strings.h"
+#include "net/admission.h"
+#include "shard/auth.h"
 #include "timers/clock.h"
 
 namespace rc::net {
@@ -190,6 +192,8 @@ void Reactor::FlushAll() {
   ShardThread& self = shard_thread();
   self.events().Flush(self, shards_);
   shards_.FlushOutbox(id_, *this);
+  for (Connection* c : close_asap_) Close(c);
+  close_asap_.clear();
   FlushSends();
   FreeClosed();
 }
@@ -269,6 +273,14 @@ void Reactor::OnAccept(int res, uint32_t flags) {
     ::close(fd);
     return;
   }
+  if (std::string_view denied = ProtectedModeRefusal(*shared_.server, fd); !denied.empty()) {
+    shared_.connected_clients.fetch_sub(1);
+    ++stats.rejected_connections;
+    [[maybe_unused]] ssize_t n =
+        ::send(fd, denied.data(), denied.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    ::close(fd);
+    return;
+  }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   ++stats.connections_received;
@@ -278,6 +290,8 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   uint64_t id = shared_.server->next_client_id.fetch_add(1);
   conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
   conns_[fd]->client().created_ms = shared_.server->clock->NowUnixMillis();
+  // Connected while no password is set: authenticated for good (as Redis's default user).
+  conns_[fd]->client().authenticated = !AuthEnabled(*shared_.server);
   conns_[fd]->idle.owner = conns_[fd].get();
   idle_.Touch(&conns_[fd]->idle, now_ns_ / 1'000'000);
   ArmRecv(conns_[fd].get());

@@ -53,6 +53,12 @@ class Reactor final : public Waker {
   const Dispatcher& dispatcher() const { return *shared_.dispatcher; }
   void MarkDirty(Connection* c) { dirty_.push_back(c); }
   void ScheduleFree(Connection* c);
+  // Closes `c` at the end of this loop turn: for limits crossed while `c` (or a pub/sub
+  // delivery to it) is still on the stack.
+  void CloseAsync(Connection* c) { close_asap_.push_back(c); }
+  const ServerState& server() const { return *shared_.server; }
+  // Monotonic milliseconds at the start of this loop turn.
+  int64_t now_ms() const { return now_ns_ / 1'000'000; }
 
   enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = 3, kIgnore = 4 };
 
@@ -99,6 +105,7 @@ class Reactor final : public Waker {
   std::vector<Connection*> dirty_;
   IdleList idle_;  // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
+  std::vector<Connection*> close_asap_;  // not closed yet, so not freed before we get to them
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
   size_t live_conns_ = 0;
   int64_t next_cron_ns_ = 0;

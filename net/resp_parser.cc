@@ -14,6 +14,8 @@ constexpr std::string_view kTooBigMbulkErr = "Protocol error: too big mbulk coun
 constexpr std::string_view kTooBigBulkErr = "Protocol error: too big bulk count string";
 constexpr std::string_view kInvalidMbulkErr = "Protocol error: invalid multibulk length";
 constexpr std::string_view kInvalidBulkErr = "Protocol error: invalid bulk length";
+constexpr std::string_view kUnauthMbulkErr = "Protocol error: unauthenticated multibulk length";
+constexpr std::string_view kUnauthBulkErr = "Protocol error: unauthenticated bulk length";
 constexpr std::string_view kUnbalancedErr = "Protocol error: unbalanced quotes in request";
 
 // Past a request this large, drop the span storage rather than hold megabytes per idle
@@ -97,6 +99,9 @@ RespParser::Status RespParser::ParseMultibulk(std::string_view buf, size_t* cons
       work_ += cr + 1;
       if (plain > static_cast<uint64_t>(limits_.max_multibulk_len)) return Fail(kInvalidMbulkErr);
       count = static_cast<int64_t>(plain);
+      if (limits_.unauthenticated && count > ParserLimits::kUnauthMaxMultibulk) {
+        return Fail(kUnauthMbulkErr);
+      }
     } else {
       switch (FindLine(buf, 0, '\r', &cr)) {
         case LineResult::kNeedMore:
@@ -110,6 +115,9 @@ RespParser::Status RespParser::ParseMultibulk(std::string_view buf, size_t* cons
       if (cr + 1 >= buf.size()) return Status::kNeedMore;
       if (!ParseRedisInt(buf.substr(1, cr - 1), &count) || count > limits_.max_multibulk_len) {
         return Fail(kInvalidMbulkErr);
+      }
+      if (limits_.unauthenticated && count > ParserLimits::kUnauthMaxMultibulk) {
+        return Fail(kUnauthMbulkErr);
       }
     }
     pos_ = cr + 2;
@@ -126,6 +134,9 @@ RespParser::Status RespParser::ParseMultibulk(std::string_view buf, size_t* cons
       work_ += cr + 1 - pos_;
       if (plain > static_cast<uint64_t>(limits_.max_bulk_len)) return Fail(kInvalidBulkErr);
       bulk_len_ = static_cast<int64_t>(plain);
+      if (limits_.unauthenticated && bulk_len_ > ParserLimits::kUnauthMaxBulk) {
+        return Fail(kUnauthBulkErr);
+      }
       pos_ = cr + 2;
       state_ = State::kBulkData;
     } else if (state_ == State::kBulkLen) {
@@ -147,6 +158,9 @@ RespParser::Status RespParser::ParseMultibulk(std::string_view buf, size_t* cons
       if (!ParseRedisInt(buf.substr(pos_ + 1, cr - pos_ - 1), &len) || len < 0 ||
           len > limits_.max_bulk_len) {
         return Fail(kInvalidBulkErr);
+      }
+      if (limits_.unauthenticated && len > ParserLimits::kUnauthMaxBulk) {
+        return Fail(kUnauthBulkErr);
       }
       bulk_len_ = len;
       pos_ = cr + 2;

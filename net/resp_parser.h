@@ -30,6 +30,12 @@ struct ParserLimits {
   size_t max_inline_len = 64 * 1024;
   // Redis allows INT_MAX arguments; we cap lower and reuse its "invalid multibulk length".
   int64_t max_multibulk_len = 1024 * 1024;
+  // A client that still has to AUTH may send at most 10 arguments of at most 16 KiB each
+  // (Redis's "unauthenticated multibulk/bulk length" errors), so a stranger cannot make
+  // the server buffer megabytes.
+  bool unauthenticated = false;
+  static constexpr int64_t kUnauthMaxMultibulk = 10;
+  static constexpr int64_t kUnauthMaxBulk = 16384;
 };
 
 class RespParser {
@@ -52,6 +58,11 @@ class RespParser {
   Status Parse(std::string_view buf, size_t* consumed, std::vector<std::string_view>* args);
 
   const std::string& error() const { return error_; }
+
+  // Replaces the limits; they apply from the next line parsed (CONFIG SET and AUTH change
+  // them between requests).
+  void set_limits(const ParserLimits& limits) { limits_ = limits; }
+  const ParserLimits& limits() const { return limits_; }
 
   // Lower bound on the total buffer size (from the front of the request) that the current
   // incomplete request needs: known while a bulk is being read, so a caller receiving a

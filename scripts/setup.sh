@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   liburing-dev libabsl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
   libhiredis-dev redis-tools redis-server python3 python3-redis
+  clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)
 )
 
 missing=()

@@ -39,6 +39,8 @@ struct ClientState {
   int64_t created_ms = 0;
   // HELLO 3: replies use RESP3's types (maps, doubles, nulls, pushes).
   bool resp3 = false;
+  // Passed AUTH, or connected while no password was set (shard/auth.h).
+  bool authenticated = false;
   // Set by QUIT: close once the reply has been written.
   bool close_after_reply = false;
 

@@ -4,6 +4,7 @@
 
 #include "core/strings.h"
 #include "core/numbers.h"
+#include "shard/auth.h"
 #include "shard/client_state.h"
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
@@ -43,6 +44,7 @@ void Reset(CoordCmd& cmd) {
   ReleaseWatches(cmd.self, cmd.shards, std::move(c.watching));
   c.watching = WatchSet{};
   DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
+  c.authenticated = !AuthEnabled(cmd.server);
   cmd.reply.SimpleString("RESET");
 }
 
@@ -74,13 +76,14 @@ void Hello(CoordCmd& cmd) {
       return cmd.reply.Error("NOPROTO unsupported protocol version");
     }
   }
-  std::string_view user, name;
+  std::string_view user, password, name;
   bool auth = false, setname = false;
   for (size_t j = 2; j < cmd.args.size(); ++j) {
     size_t more = cmd.args.size() - 1 - j;
     if (EqualsIgnoreCase(cmd.args[j], "auth") && more >= 2) {
       auth = true;
       user = cmd.args[j + 1];
+      password = cmd.args[j + 2];
       j += 2;
     } else if (EqualsIgnoreCase(cmd.args[j], "setname") && more >= 1) {
       setname = true;
@@ -89,10 +92,12 @@ void Hello(CoordCmd& cmd) {
       return cmd.reply.Error(StrCat("ERR Syntax error in HELLO option '", cmd.args[j], "'"));
     }
   }
-  // Only the default user exists, and without requirepass it takes any password.
-  if (auth && user != "default") {
-    return cmd.reply.Error("WRONGPASS invalid username-password pair or user is disabled.");
+  // Only the default user exists (shard/auth.h); a failed AUTH option answers WRONGPASS.
+  if (auth) {
+    std::string_view why = TryAuthenticate(cmd.server, cmd.client, user, password);
+    if (!why.empty()) return cmd.reply.Error(why);
   }
+  if (AuthRequired(cmd.server, cmd.client)) return cmd.reply.Error(err::kHelloNoAuth);
   if (setname) {
     if (!ValidClientField(name)) {
       return cmd.reply.Error(
@@ -191,7 +196,9 @@ void RegisterConnectionCommands(CommandTable& t) {
   row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
   row("echo", 2, kCmdFast, Echo);
   row("quit", -1,
-      kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdSubscribeOk | kCmdNotQueued, Quit);
+      kCmdNoScript | kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdAllowBusy |
+          kCmdSubscribeOk | kCmdNotQueued,
+      Quit);
   row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
   row("hello", -1,
       kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy, Hello);

@@ -73,6 +73,7 @@ CommandTable BuildCommandTable() {
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);
   RegisterTransactionCommands(table);
+  RegisterAuthCommands(table);
   return table;
 }
 

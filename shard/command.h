@@ -135,6 +135,7 @@ void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
+void RegisterAuthCommands(CommandTable& table);
 CommandTable BuildCommandTable();
 
 }  // namespace rc

@@ -20,6 +20,12 @@ std::string UsageText() {
          "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
          "  --timeout N              close idle clients after N seconds (0 = never)\n"
          "  --metrics-port N         serve Prometheus metrics on http://BIND:N/metrics (0 = off)\n"
+         "  --requirepass PASSWORD   clients must AUTH first (default: no password)\n"
+         "  --protected-mode yes|no  with no password, refuse non-loopback peers (yes)\n"
+         "  --client-query-buffer-limit N   close clients with more unparsed input (1gb)\n"
+         "  --client-output-buffer-limit \"CLASS HARD SOFT SECONDS ...\"\n"
+         "                           close clients with too much pending output\n"
+         "                           (normal 0 0 0 slave 256mb 64mb 60 pubsub 32mb 8mb 60)\n"
          "  --loglevel LEVEL         debug | verbose | notice | warning | nothing\n"
          "  --help                   print this text\n"
          "  --version                print the version\n";

@@ -34,6 +34,64 @@ std::function<std::string(const Config&)> IntGetter(Field Config::*field) {
   return [field](const Config& c) { return std::to_string(int64_t(c.*field)); };
 }
 
+std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+Setter BoolSetter(Tunable<bool> Config::*field) {
+  return [field](Config& c, std::string_view v) -> std::string {
+    std::string l = ToLower(v);
+    if (l != "yes" && l != "no") return "argument must be 'yes' or 'no'";
+    (c.*field) = l == "yes";
+    return "";
+  };
+}
+
+// Redis's order and class names: "normal H S N slave H S N pubsub H S N".
+constexpr std::string_view kClassNames[Config::kClientClasses] = {"normal", "slave", "pubsub"};
+
+std::string FormatOutputLimits(const Config& c) {
+  std::string out;
+  for (int i = 0; i < Config::kClientClasses; ++i) {
+    const Config::OutputLimit& l = c.output_limits[i];
+    StrAppend(&out, i ? " " : "", kClassNames[i], " ", l.hard.get(), " ", l.soft.get(), " ",
+              l.soft_seconds.get());
+  }
+  return out;
+}
+
+// "<class> <hard> <soft> <soft seconds>" repeated; sizes take memory units. Every group is
+// checked before any is applied. Texts are Redis's.
+std::string SetOutputLimits(Config& c, std::string_view v) {
+  auto words = SplitArgs(v);
+  if (!words || words->size() % 4 != 0) {
+    return "Wrong number of arguments in buffer limit configuration.";
+  }
+  struct Parsed {
+    int cls;
+    int64_t hard, soft, seconds;
+  };
+  std::vector<Parsed> parsed;
+  for (size_t i = 0; i < words->size(); i += 4) {
+    std::string name = ToLower((*words)[i]);
+    int cls = name == "normal"                        ? Config::kNormal
+              : name == "slave" || name == "replica" ? Config::kReplica
+              : name == "pubsub"                     ? Config::kPubSub
+                                                     : -1;
+    if (cls < 0) return "Invalid client class specified in buffer limit configuration.";
+    Parsed p{cls, 0, 0, 0};
+    if (!ParseMemory((*words)[i + 1], &p.hard) || !ParseMemory((*words)[i + 2], &p.soft) ||
+        !ParseInt64((*words)[i + 3], &p.seconds) || p.seconds < 0) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    parsed.push_back(p);
+  }
+  for (const Parsed& p : parsed) {
+    c.output_limits[p.cls].hard = p.hard;
+    c.output_limits[p.cls].soft = p.soft;
+    c.output_limits[p.cls].soft_seconds = p.seconds;
+  }
+  return "";
+}
+
 ConfigParam Accepted(std::string_view name, std::string default_value) {
   std::string key(name);
   return ConfigParam{
@@ -116,6 +174,24 @@ std::vector<ConfigParam> MakeParams() {
                  c.loglevel = l;
                  return std::string();
                }});
+  p.push_back({"requirepass", [](const Config& c) { return c.requirepass; },
+               [](Config& c, std::string_view v) {
+                 c.requirepass = std::string(v);
+                 c.auth_required = !v.empty();
+                 return std::string();
+               }});
+  p.push_back({"protected-mode", [](const Config& c) { return YesNo(c.protected_mode); },
+               BoolSetter(&Config::protected_mode)});
+  p.push_back({"client-query-buffer-limit",
+               [](const Config& c) { return std::to_string(c.client_query_buffer_limit.get()); },
+               [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x)) return std::string("argument must be a memory value");
+                 if (x < 1024 * 1024) return RangeError(1024 * 1024, INT64_MAX);
+                 c.client_query_buffer_limit = x;
+                 return std::string();
+               }});
+  p.push_back({"client-output-buffer-limit", FormatOutputLimits, SetOutputLimits});
   // What clients and tools ask about; ringcache has no persistence and one database.
   p.push_back(Accepted("save", ""));
   p.push_back(Accepted("appendonly", "no"));
@@ -123,7 +199,6 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back(Accepted("maxmemory", "0"));
   p.push_back(Accepted("maxmemory-policy", "noeviction"));
   p.push_back(Accepted("daemonize", "no"));
-  p.push_back(Accepted("protected-mode", "no"));
   p.push_back(Accepted("dir", "."));
   p.push_back(Accepted("dbfilename", "dump.rdb"));
   p.push_back(Accepted("io-threads", "1"));

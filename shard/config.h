@@ -59,6 +59,27 @@ struct Config {
   Tunable<int64_t> lazyfree_threshold = 64;
   std::string loglevel = "notice";
   Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
+
+  // Security (docs/RELIABILITY.md). The password is read under ServerState::config_mu;
+  // auth_required mirrors "a password is set" for the per-command check.
+  std::string requirepass;
+  Tunable<bool> auth_required = false;
+  // With no password, connections from non-loopback peers are refused (Redis's DENIED).
+  Tunable<bool> protected_mode = true;
+
+  // Client limits. A client whose unparsed input exceeds this is closed.
+  Tunable<int64_t> client_query_buffer_limit = 1LL << 30;
+  // Output buffer limits per client class (Redis's client-output-buffer-limit): over
+  // `hard` bytes of pending output, or over `soft` for more than `soft_seconds`, the
+  // client is disconnected. 0 disables a bound.
+  struct OutputLimit {
+    Tunable<int64_t> hard = 0;
+    Tunable<int64_t> soft = 0;
+    Tunable<int64_t> soft_seconds = 0;
+  };
+  enum ClientClass { kNormal = 0, kReplica = 1, kPubSub = 2, kClientClasses = 3 };
+  OutputLimit output_limits[kClientClasses] = {
+      {0, 0, 0}, {256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;
 

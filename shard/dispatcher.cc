@@ -4,7 +4,9 @@
 #include <memory>
 
 #include "core/strings.h"
+#include "shard/auth.h"
 #include "shard/client_state.h"
+#include "shard/errors.h"
 #include "shard/owned_args.h"
 #include "shard/reply_sink.h"
 
@@ -73,6 +75,8 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       return refuse(WrongArityError(spec->FullName(args)));
     }
   }
+  // After the name and arity checks, as Redis: an unknown command is reported as such.
+  if (!(spec->flags & kCmdNoAuth) && AuthRequired(server_, client)) return refuse(err::kNoAuth);
   if (client.Subscriptions() > 0 && !client.resp3 && !(spec->flags & kCmdSubscribeOk)) {
     return refuse(StrCat("ERR Can't execute '", spec->FullName(args),
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "

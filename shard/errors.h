@@ -19,4 +19,16 @@ inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN or Infinity";
 
+inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
+inline constexpr std::string_view kWrongPass =
+    "WRONGPASS invalid username-password pair or user is disabled.";
+inline constexpr std::string_view kAuthNoPassword =
+    "ERR AUTH <password> called without any password configured for the default user. "
+    "Are you sure your configuration is correct?";
+// HELLO without its AUTH option from a client that must authenticate first.
+inline constexpr std::string_view kHelloNoAuth =
+    "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
+    "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
+    "protocol version at the same time";
+
 }  // namespace rc::err

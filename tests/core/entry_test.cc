@@ -16,6 +16,21 @@ TEST(Entry, SmallKeyAndValueFitOneSixtyFourByteChunk) {
   EXPECT_LE(e->AllocatedBytes(), 56u);
 }
 
+// Regression (tests/fuzz/dispatch_fuzz, clang + ASan): "SET k vvv" wrote 16 bytes into a
+// 13-byte allocation, because value-initializing Entry zeroes all of sizeof(Entry).
+TEST(Entry, EntriesSmallerThanTheClassStillHoldIt) {
+  for (size_t key_len : {0, 1, 2}) {
+    for (size_t value_len : {0, 1, 3}) {
+      const std::string key(key_len, 'k'), value(value_len, 'v');
+      EntryPtr e = Entry::MakeString(key, value);
+      EXPECT_GE(e->AllocatedBytes(), sizeof(Entry));
+      EXPECT_EQ(e->key(), key);
+      EXPECT_EQ(e->str(), value);
+      EXPECT_EQ(e->next(), nullptr);
+    }
+  }
+}
+
 TEST(Entry, WideLengthsRoundTrip) {
   std::string key(300, 'k'), value(70000, 'x');
   EntryPtr e = Entry::MakeString(key, value);

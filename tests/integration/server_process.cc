@@ -269,7 +269,9 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error, con
       }
       std::string ignored;
       if (auto c = Client::Connect(port, &ignored, milliseconds(1000))) {
-        if (c->Cmd({"PING"}) == "+PONG") return p;
+        // With --requirepass, NOAUTH says it is up just as well.
+        std::string pong = c->Cmd({"PING"});
+        if (pong == "+PONG" || pong == "-NOAUTH Authentication required.") return p;
       }
       // Not listening yet: wait for the next line of output (or 20 ms) before retrying.
       size_t seen = p->Output().size();

@@ -253,6 +253,31 @@ TEST(RespParserTest, CustomLimits) {
   EXPECT_THAT(FeedWhole("PING 123\n", limits).commands, ElementsAre(Args{"PING", "123"}));
 }
 
+TEST(RespParserTest, UnauthenticatedLimitsOnBothCountPaths) {
+  ParserLimits unauth;
+  unauth.unauthenticated = true;
+  for (auto feed : {FeedWhole, FeedBytewise}) {
+    EXPECT_EQ(feed("*11\r\n", unauth).error,
+              "Protocol error: unauthenticated multibulk length");
+    EXPECT_EQ(feed("*1\r\n$16385\r\n", unauth).error,
+              "Protocol error: unauthenticated bulk length");
+    // Over proto-max-bulk-len is "invalid" first, as in Redis.
+    EXPECT_EQ(feed("*1\r\n$-1\r\n", unauth).error, "Protocol error: invalid bulk length");
+    EXPECT_EQ(feed(Multibulk(Args(10, std::string(16384, 'x'))), unauth).commands.size(), 1u);
+    // Inline requests are bounded by the 64k line limit only.
+    EXPECT_EQ(feed("A B C D E F G H I J K L\n", unauth).commands.size(), 1u);
+  }
+  // Limits change between requests: the next request is parsed under the new ones.
+  RespParser parser(unauth);
+  std::vector<std::string_view> args;
+  size_t used;
+  const std::string eleven = Multibulk(Args(11, "a"));
+  parser.set_limits(ParserLimits{});
+  EXPECT_EQ(parser.Parse(eleven, &used, &args), Status::kOk);
+  parser.set_limits(unauth);
+  EXPECT_EQ(parser.Parse(eleven, &used, &args), Status::kError);
+}
+
 TEST(RespParserTest, ErrorIsStickyUntilReset) {
   RespParser parser;
   std::vector<std::string_view> args;

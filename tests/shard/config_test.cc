@@ -19,6 +19,37 @@ TEST(Config, RedisConfSyntax) {
   EXPECT_EQ(c.maxclients, 50);
 }
 
+TEST(Config, SecurityAndClientLimits) {
+  Config c;
+  const ConfigParam* obuf = FindConfigParam("client-output-buffer-limit");
+  ASSERT_NE(obuf, nullptr);
+  EXPECT_EQ(obuf->get(c), "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60");
+  EXPECT_EQ(obuf->set(c, "pubsub 1mb 2k 3 normal 10 20 30"), "");
+  EXPECT_EQ(obuf->get(c), "normal 10 20 30 slave 268435456 67108864 60 pubsub 1048576 2000 3");
+  // All or nothing: a bad group leaves every class as it was.
+  EXPECT_EQ(obuf->set(c, "normal 1 1 1 pubsub x 1 1"),
+            "Error in hard, soft or soft_seconds setting in buffer limit configuration.");
+  EXPECT_EQ(c.output_limits[Config::kNormal].hard, 10);
+  EXPECT_EQ(obuf->set(c, "replica 1 2"), "Wrong number of arguments in buffer limit configuration.");
+  EXPECT_EQ(obuf->set(c, "master 1 2 3"),
+            "Invalid client class specified in buffer limit configuration.");
+
+  std::string error;
+  ASSERT_TRUE(ApplyConfigText("requirepass \"pass word\"\nprotected-mode no\n"
+                              "client-query-buffer-limit 2mb\n",
+                              &c, &error))
+      << error;
+  EXPECT_EQ(c.requirepass, "pass word");
+  EXPECT_TRUE(c.auth_required);
+  EXPECT_FALSE(c.protected_mode);
+  EXPECT_EQ(c.client_query_buffer_limit, 2 << 20);
+  EXPECT_EQ(FindConfigParam("requirepass")->set(c, ""), "");
+  EXPECT_FALSE(c.auth_required);
+  EXPECT_EQ(FindConfigParam("client-query-buffer-limit")->set(c, "1000"),
+            "argument must be between 1048576 and 9223372036854775807 inclusive");
+  EXPECT_EQ(FindConfigParam("protected-mode")->set(c, "on"), "argument must be 'yes' or 'no'");
+}
+
 TEST(Config, BadValuesAreRefusedWithTheLine) {
   Config c;
   std::string error;

@@ -132,6 +132,21 @@ TEST_P(DispatcherTest, FlushAllEmptiesEveryShard) {
   EXPECT_EQ(h_.RunPipeline({{"FLUSHALL"}, {"DBSIZE"}}), "+OK\r\n:0\r\n");
 }
 
+TEST_P(DispatcherTest, RequirepassGatesEveryCommandButTheNoAuthOnes) {
+  EXPECT_EQ(h_.Run({"CONFIG", "SET", "requirepass", "pw"}), "+OK\r\n");
+  auto c = h_.Connect(uint32_t(GetParam() - 1));
+  const std::string noauth = "-NOAUTH Authentication required.\r\n";
+  EXPECT_EQ(h_.Run(c, {"GET", "k"}), noauth);  // keyed, possibly on another shard
+  EXPECT_EQ(h_.Run(c, {"MGET", "a", "b", "c"}), noauth);
+  EXPECT_EQ(h_.Run(c, {"GET"}), "-ERR wrong number of arguments for 'get' command\r\n");
+  EXPECT_EQ(h_.Run(c, {"AUTH", "nope"}),
+            "-WRONGPASS invalid username-password pair or user is disabled.\r\n");
+  EXPECT_EQ(h_.RunPipeline({{"AUTH", "pw"}, {"SET", "k", "v"}, {"GET", "k"}}, c),
+            "+OK\r\n+OK\r\n" + Bulk("v"));
+  EXPECT_EQ(h_.Run(c, {"RESET"}), "+RESET\r\n");
+  EXPECT_EQ(h_.Run(c, {"GET", "k"}), noauth);
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, DispatcherTest, ::testing::Values(1, 2, 3, 5));
 
 }  // namespace
