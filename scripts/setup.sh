@@ -6,12 +6,20 @@ set -euo pipefail
 PACKAGES=(
   build-essential cmake ninja-build pkg-config
   liburing-dev libabsl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
-  libhiredis-dev redis-tools redis-server python3 python3-redis
+  libhiredis-dev redis-tools redis-server python3 python3-redis nodejs npm
   clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)
 )
 
+# Packages that count as present when their command is: NodeSource's nodejs bundles npm
+# (it Provides and Conflicts with Debian's npm), so dpkg-query reports npm missing and
+# installing it would try to replace that nodejs.
+declare -A COMMAND_OF=([nodejs]=node [npm]=npm)
+
 missing=()
 for p in "${PACKAGES[@]}"; do
+  if [[ -n "${COMMAND_OF[$p]:-}" ]] && command -v "${COMMAND_OF[$p]}" >/dev/null; then
+    continue
+  fi
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing+=("$p")
   fi
