@@ -53,6 +53,10 @@ class Reactor final : public Waker {
   const Dispatcher& dispatcher() const { return *shared_.dispatcher; }
   void MarkDirty(Connection* c) { dirty_.push_back(c); }
   void ScheduleFree(Connection* c);
+  // CLIENT PAUSE holds `c`'s next command; it is unparked once the pause is over.
+  void Park(Connection* c) { parked_.push_back(c); }
+  // Closes `c` (also CLIENT KILL, on this thread).
+  void Close(Connection* c);
 
   enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = 3, kIgnore = 4 };
 
@@ -68,8 +72,8 @@ class Reactor final : public Waker {
   void OnSend(Connection* c, int res);
   void QueueSend(Connection* c);
   void FlushSends();
-  void Close(Connection* c);
   void FreeClosed();
+  void UnparkIfUnpaused();
   void Cron(int64_t now_ns);
   void CloseIdle(int64_t now_ms);
   // Whether some key's deadline has passed.
@@ -97,6 +101,7 @@ class Reactor final : public Waker {
   char* buffers_ = nullptr;
 
   std::vector<Connection*> dirty_;
+  std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed
   IdleList idle_;  // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd

@@ -90,6 +90,14 @@ struct CommandSpec {
   // wrong arity with Redis's texts, naming them "config|get" as Redis does.
   std::vector<std::pair<std::string, int>> subcommands = {};
 
+  // Slots in each thread's CommandStats (shard/command_stats.h): the command's, and one
+  // per subcommand in `subcommands` order. Assigned by CommandTable::AssignStatIds.
+  uint32_t stat_id = 0;
+  std::vector<uint32_t> sub_stat_ids = {};
+
+  // Index of args[1] among `subcommands` (case-insensitive), or -1.
+  int FindSubcommand(std::string_view sub) const;
+
   // The name Redis reports for this invocation: "get", or "config|get".
   std::string FullName(ArgList args) const;
 
@@ -117,6 +125,12 @@ class CommandTable {
   void ForEach(Fn&& fn) const {
     for (const auto& spec : specs_) fn(spec);
   }
+  // Numbers every command and subcommand for per-command statistics; called once the
+  // table is complete (BuildCommandTable). stat_names()[id] is "get" or "config|get".
+  void AssignStatIds();
+  const std::vector<std::string>& stat_names() const { return stat_names_; }
+  // The stat id of "get" / "config|get" (lower case), or -1.
+  int64_t FindStatId(std::string_view full_name) const;
 
  private:
   static constexpr size_t kSlots = 1024;  // power of two, well above the command count
@@ -124,6 +138,7 @@ class CommandTable {
 
   std::deque<CommandSpec> specs_;  // stable addresses, survives moves
   std::array<const CommandSpec*, kSlots> slots_{};
+  std::vector<std::string> stat_names_;
 };
 
 // Every command family's rows. Each lives in the file that implements the family.
@@ -135,6 +150,9 @@ void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
+void RegisterClientCommands(CommandTable& table);
+// SLOWLOG, LATENCY, MEMORY, OBJECT, DEBUG, FUNCTION: one file each (cmd_<name>.cc).
+void RegisterIntrospectionCommands(CommandTable& table);
 CommandTable BuildCommandTable();
 
 }  // namespace rc
