@@ -109,10 +109,9 @@ void List(CoordCmd& cmd, bool only_self) {
   } else if (cmd.args.size() > 3 && EqualsIgnoreCase(cmd.args[2], "id")) {
     for (size_t i = 3; i < cmd.args.size(); ++i) {
       int64_t id;
-      if (!ParseInt64(cmd.args[i], &id) || id <= 0) {
-        return cmd.reply.Error("ERR Invalid client ID");
-      }
-      filter->ids.push_back(uint64_t(id));
+      if (!ParseInt64(cmd.args[i], &id)) return cmd.reply.Error("ERR Invalid client ID");
+      // Ids start at 1: zero or negative names nobody (0 is never an id).
+      filter->ids.push_back(id > 0 ? uint64_t(id) : 0);
     }
   } else if (cmd.args.size() != 2) {
     return cmd.reply.Error(err::kSyntax);
