@@ -400,7 +400,9 @@ void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
   idle_.Remove(&c->idle);
-  shard_thread().clients().Remove(c->client().id);
+  if (shard_thread().clients().Remove(c->client().id)) {
+    shared_.server->introspect.monitors.fetch_sub(1, std::memory_order_relaxed);
+  }
   std::erase(parked_, c);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
   ReleaseWatches(shard_thread(), shards_, std::move(c->client().watching));

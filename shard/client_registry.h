@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string>
 
 #include "shard/client_state.h"
 
@@ -33,12 +34,21 @@ class ClientHandle {
   // CLIENT KILL: closes now, or once the current reply is written when the client kills
   // itself.
   virtual void Kill(bool after_reply) = 0;
+  // MONITOR: an out-of-band line, queued after replies already owed.
+  virtual void Push(std::string resp) = 0;
 };
 
 class ClientRegistry {
  public:
   void Add(ClientHandle* c) { clients_[c->client().id] = c; }
-  void Remove(uint64_t id) { clients_.erase(id); }
+  // Returns whether the client was a monitor (the caller keeps the server-wide count).
+  bool Remove(uint64_t id) {
+    clients_.erase(id);
+    return monitors_.erase(id) > 0;
+  }
+  // MONITOR clients of this thread; each gets every command of every thread.
+  void AddMonitor(ClientHandle* c) { monitors_[c->client().id] = c; }
+  const std::map<uint64_t, ClientHandle*>& monitors() const { return monitors_; }
   // Ascending client id, as CLIENT LIST prints them.
   const std::map<uint64_t, ClientHandle*>& all() const { return clients_; }
   ClientHandle* Find(uint64_t id) const {
@@ -48,6 +58,7 @@ class ClientRegistry {
 
  private:
   std::map<uint64_t, ClientHandle*> clients_;
+  std::map<uint64_t, ClientHandle*> monitors_;
 };
 
 }  // namespace rc

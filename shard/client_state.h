@@ -46,6 +46,7 @@ struct ClientState {
   // Argument bytes of the command being dispatched (CLIENT LIST's argv-mem).
   size_t argv_mem = 0;
   bool no_evict = false;  // CLIENT NO-EVICT; shown as flag 'e'
+  bool monitor = false;   // MONITOR; shown as flag 'O'
   // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the
   // replies of commands run while kReplyOff or kReplySkip is set.
   enum ReplyBits : uint8_t { kReplyOff = 1, kReplySkip = 2, kReplySkipNext = 4, kReplyWasClient = 8 };

@@ -32,6 +32,7 @@ bool ValidClientField(std::string_view s) {
 // Redis's getClientInfoString flags, in its order; 'N' when none apply.
 std::string Flags(const ClientState& c) {
   std::string f;
+  if (c.monitor) f += 'O';
   if (c.Subscriptions() > 0) f += 'P';
   if (c.close_after_reply) f += 'c';
   if (c.no_evict) f += 'e';
@@ -349,6 +350,18 @@ void Client(CoordCmd& cmd) {
   Help(cmd.reply);
 }
 
+// MONITOR: from now on this connection also receives every command run anywhere.
+void Monitor(CoordCmd& cmd) {
+  ClientHandle* self = cmd.self.clients().Find(cmd.client.id);
+  if (self == nullptr || cmd.self.clients().monitors().count(cmd.client.id)) {
+    return;  // already monitoring: Redis answers nothing
+  }
+  cmd.self.clients().AddMonitor(self);
+  cmd.client.monitor = true;
+  cmd.server.introspect.monitors.fetch_add(1, std::memory_order_relaxed);
+  cmd.reply.Ok();
+}
+
 }  // namespace
 
 void RegisterClientCommands(CommandTable& t) {
@@ -360,6 +373,8 @@ void RegisterClientCommands(CommandTable& t) {
                       {"list", -2},    {"info", 2},    {"kill", -3},    {"pause", -3},
                       {"unpause", 2},  {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
                       {"help", 2}};
+  t.Add(CommandSpec{"monitor", 1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, 0, 0, 0,
+                    nullptr, Monitor, {}});
 }
 
 }  // namespace rc

@@ -100,6 +100,24 @@ void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t 
                                  size_t(server_.config.slowlog_max_len.get()));
 }
 
+void Dispatcher::FeedMonitors(ShardThread& self, const ClientState& client,
+                              ArgList args) const {
+  auto line = std::make_shared<const std::string>(
+      MonitorLine(server_.clock->NowUnixMicros(), client.addr, args));
+  for (uint32_t t = 0; t < shards_.size(); ++t) {
+    auto deliver = [shards = &shards_, t, line] {
+      for (const auto& [id, monitor] : shards->thread(t).clients().monitors()) {
+        monitor->Push(*line);
+      }
+    };
+    if (t == self.id()) {
+      deliver();
+    } else {
+      self.Post(t, deliver);
+    }
+  }
+}
+
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
                           ReplyBuilder& reply, ArgList args) const {
   ++self.stats().commands_processed;
@@ -139,6 +157,11 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
     reply.SimpleString("QUEUED");
     return;
+  }
+  // As Redis, admin commands are not shown to monitors (they may carry secrets).
+  if (server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
+      !(spec->flags & kCmdAdmin)) {
+    FeedMonitors(self, client, args);
   }
   // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
   // MEMORY STATS) names no key and runs on the connection's thread.

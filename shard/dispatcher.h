@@ -79,6 +79,8 @@ class Dispatcher {
   void Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
               std::string_view error) const;
   bool Paused(ArgList args) const;
+  // MONITOR: sends the command's line to every monitoring client, each on its thread.
+  void FeedMonitors(ShardThread& self, const ClientState& client, ArgList args) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

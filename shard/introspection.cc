@@ -1,6 +1,7 @@
 #include "shard/introspection.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "core/strings.h"
 #include "shard/command.h"
@@ -55,6 +56,38 @@ void SlowLog::Reset() {
 void SlowLog::Trim(size_t max_len) {
   std::lock_guard<std::mutex> lock(mu_);
   while (entries_.size() > max_len) entries_.pop_back();
+}
+
+std::string MonitorLine(int64_t unix_us, std::string_view addr, ArgList args) {
+  char head[64];
+  std::snprintf(head, sizeof(head), "+%lld.%06lld [0 ", (long long)(unix_us / 1000000),
+                (long long)(unix_us % 1000000));
+  std::string out = StrCat(head, addr, "]");
+  for (std::string_view a : args) {
+    out += " \"";
+    for (unsigned char c : a) {
+      switch (c) {
+        case '\\': out += "\\\\"; break;
+        case '"': out += "\\\""; break;
+        case '\n': out += "\\n"; break;
+        case '\r': out += "\\r"; break;
+        case '\t': out += "\\t"; break;
+        case '\a': out += "\\a"; break;
+        case '\b': out += "\\b"; break;
+        default:
+          if (c >= 0x20 && c < 0x7f) {
+            out += char(c);
+          } else {
+            char hex[8];
+            std::snprintf(hex, sizeof(hex), "\\x%02x", c);
+            out += hex;
+          }
+      }
+    }
+    out += '"';
+  }
+  out += "\r\n";
+  return out;
 }
 
 void LatencyMonitor::Add(const std::string& event, uint64_t ms, int64_t unix_seconds) {

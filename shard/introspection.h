@@ -100,6 +100,12 @@ struct Introspection {
   SlowLog slowlog;
   LatencyMonitor latency;
   ClientPause pause;
+  // MONITOR clients on all threads: while zero, commands skip the feed (one relaxed load).
+  std::atomic<int64_t> monitors{0};
 };
+
+// Redis's MONITOR line for a command: +<unix s>.<us> [0 <addr>] "arg" "arg"...\r\n, each
+// argument quoted and escaped as sdscatrepr does.
+std::string MonitorLine(int64_t unix_us, std::string_view addr, ArgList args);
 
 }  // namespace rc

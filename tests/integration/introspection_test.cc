@@ -7,6 +7,7 @@
 #include <atomic>
 #include <map>
 #include <regex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -310,6 +311,36 @@ TEST_P(IntrospectionTest, MemoryUsageAndStats) {
   EXPECT_GT(stats["dataset.bytes"], 10000);
   EXPECT_GT(stats["total.allocated"], stats["dataset.bytes"]);
   EXPECT_EQ(rcc_->Cmd({"MEMORY", "DOCTOR"}).substr(0, 7), "$Hi Sam");
+}
+
+TEST_P(IntrospectionTest, MonitorSeesCommandsOfEveryThread) {
+  auto monitor = NewRaw(rc_->port());
+  ASSERT_TRUE(monitor);
+  monitor->Send("*1\r\n$7\r\nMONITOR\r\n");
+  ASSERT_EQ(monitor->ReadReply(), "+OK");
+  // Clients spread over the threads; a key with bytes sdscatrepr escapes.
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(NewClient());
+    EXPECT_EQ(clients.back()->Cmd({"SET", "k" + std::to_string(i), "a\"b\n\x01"}), "+OK");
+  }
+  rcc_->Cmd({"CONFIG", "GET", "port"});  // admin: not shown
+  rcc_->Cmd({"GET", "done"});
+  std::vector<std::string> lines = monitor->ReadReplies(5);
+  ASSERT_EQ(lines.size(), 5u);
+  std::regex set_line(R"re(\+\d+\.\d{6} \[0 127\.0\.0\.1:\d+\] "SET" "k(\d)" "a\\"b\\n\\x01")re");
+  std::set<std::string> keys;
+  for (int i = 0; i < 4; ++i) {
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(lines[size_t(i)], m, set_line)) << lines[size_t(i)];
+    keys.insert(m[1]);
+  }
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_NE(lines[4].find("\"GET\" \"done\""), std::string::npos) << lines[4];
+  auto list = ClientList(*rcc_);
+  int monitors = 0;
+  for (const auto& l : list) monitors += Field(l, "flags") == "O";
+  EXPECT_EQ(monitors, 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, IntrospectionTest, ::testing::Values(1, 3), ThreadsName);
