@@ -57,7 +57,7 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
                 " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=0 rbs=", b.rbs,
                 " rbp=", b.rbs, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
                 " tot-mem=", tot_mem, " events=", b.writing ? "rw" : "r", " cmd=", cmd,
-                " user=default redir=-1 resp=2 lib-name=", c.lib_name, " lib-ver=", c.lib_ver,
+                 " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name, " lib-ver=", c.lib_ver,
                 "\n");
 }
 
@@ -133,7 +133,7 @@ void List(CoordCmd& cmd, bool only_self) {
   if (only_self) {
     // CLIENT INFO: this connection lives on this thread.
     auto lines = work(cmd.self, 0);
-    return cmd.reply.Bulk(lines.empty() ? "" : lines[0].second);
+    return cmd.reply.Verbatim(lines.empty() ? "" : lines[0].second);
   }
   DeferredReply out(cmd);
   FanOutThreads<std::vector<std::pair<uint64_t, std::string>>>(
@@ -143,7 +143,7 @@ void List(CoordCmd& cmd, bool only_self) {
         std::sort(all.begin(), all.end());
         std::string text;
         for (auto& [id, line] : all) text += line;
-        out.Send([&](ReplyBuilder& rb) { rb.Bulk(text); });
+        out.Send([&](ReplyBuilder& rb) { rb.Verbatim(text); });
       });
 }
 

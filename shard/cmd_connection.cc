@@ -43,6 +43,9 @@ void Reset(CoordCmd& cmd) {
   ReleaseWatches(cmd.self, cmd.shards, std::move(c.watching));
   c.watching = WatchSet{};
   DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
+  // CLIENT REPLY and CLIENT NO-EVICT go back to their defaults, as in Redis.
+  c.reply_bits = 0;
+  c.no_evict = false;
   cmd.reply.SimpleString("RESET");
 }
 

@@ -53,16 +53,16 @@ void Histogram(CoordCmd& cmd) {
           }
         }
         out.Send([&](ReplyBuilder& rb) {
-          // RESP2 flattening of Redis's map: name, [calls, N, histogram_usec, [bound, n...]]
-          rb.ArrayLen(rows.size() * 2);
+          // Redis's map: name -> {calls: N, histogram_usec: {bound: cumulative count}}.
+          rb.MapLen(rows.size());
           for (const auto& [name, h] : rows) {
             rb.Bulk(name);
-            rb.ArrayLen(4);
+            rb.MapLen(2);
             rb.Bulk("calls");
             rb.Integer(int64_t(h->total()));
             rb.Bulk("histogram_usec");
             auto buckets = h->PowerOfTwoBuckets();
-            rb.ArrayLen(buckets.size() * 2);
+            rb.MapLen(buckets.size());
             for (const auto& [bound, n] : buckets) {
               rb.Integer(int64_t(bound));
               rb.Integer(int64_t(n));

@@ -56,16 +56,16 @@ void Stats(CoordCmd& cmd) {
         uint64_t used = UsedMemory(), rss = RssBytes();
         uint64_t overhead = used > dataset ? used - dataset : 0;
         out.Send([&](ReplyBuilder& rb) {
-          // Redis's field names, as a flat map (RESP2); integers, and ratios as bulks.
+          // Redis's field names; integers, and ratios as doubles (bulks in RESP2).
           auto num = [&](std::string_view k, int64_t v) {
             rb.Bulk(k);
             rb.Integer(v);
           };
           auto ratio = [&](std::string_view k, double v) {
             rb.Bulk(k);
-            rb.Bulk(absl::StrFormat("%.17g", v));
+            rb.Double(v);
           };
-          rb.ArrayLen(2 * 13);
+          rb.MapLen(13);
           num("peak.allocated", int64_t(used));
           num("total.allocated", int64_t(used));
           num("startup.allocated", 0);
@@ -86,13 +86,13 @@ void Stats(CoordCmd& cmd) {
 void Doctor(CoordCmd& cmd) {
   // Redis's two answers for an instance without issues: below 5 MB it declines to judge.
   if (UsedMemory() < (5u << 20)) {
-    return cmd.reply.Bulk(
+    return cmd.reply.Verbatim(
         "Hi Sam, this instance is empty or is using very little memory, my issues detector "
         "can't be used in these conditions. Please, leave for your mission on Earth and fill "
         "it with some data. The new Sam and I will be back to our programming as soon as I "
         "finished rebooting.");
   }
-  cmd.reply.Bulk(
+  cmd.reply.Verbatim(
       "Hi Sam, I can't find any memory issue in your instance. I can only account for what "
       "occurs on this base.");
 }
