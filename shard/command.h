@@ -97,6 +97,11 @@ struct CommandSpec {
 
   // Index of args[1] among `subcommands` (case-insensitive), or -1.
   int FindSubcommand(std::string_view sub) const;
+  // The stat id of this invocation: its subcommand's, else the row's.
+  uint32_t StatIdFor(ArgList args) const {
+    int sub = args.size() >= 2 && !subcommands.empty() ? FindSubcommand(args[1]) : -1;
+    return sub >= 0 ? sub_stat_ids[size_t(sub)] : stat_id;
+  }
 
   // The name Redis reports for this invocation: "get", or "config|get".
   std::string FullName(ArgList args) const;

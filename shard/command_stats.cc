@@ -86,4 +86,13 @@ void CommandStats::Merge(const CommandStats& o) {
   total_errors_ += o.total_errors_;
 }
 
+void CountCommand(CommandStats& stats, uint32_t stat_id, uint64_t ns, const std::string& out,
+                  size_t from, bool track_latency) {
+  bool failed = out.size() > from && (out[from] == '-' || out[from] == '!');
+  stats.Called(stat_id, ns, failed, track_latency);
+  if (!failed) return;
+  std::string_view line(out.data() + from + 1, out.size() - from - 1);
+  stats.ErrorReply(line.substr(0, line.find('\r')));
+}
+
 }  // namespace rc

@@ -98,4 +98,9 @@ class CommandStats {
   uint64_t total_errors_ = 0;
 };
 
+// Counts one executed command whose reply bytes are out[from...]: a call, its time, and
+// a failure (with its error code) when the reply is an error. Owner thread.
+void CountCommand(CommandStats& stats, uint32_t stat_id, uint64_t ns, const std::string& out,
+                  size_t from, bool track_latency);
+
 }  // namespace rc

@@ -48,20 +48,6 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   return false;
 }
 
-namespace {
-
-// Whether the bytes a handler appended to `out` from `from` on begin with an error.
-bool RepliedError(const std::string& out, size_t from) {
-  return out.size() > from && (out[from] == '-' || out[from] == '!');
-}
-
-std::string_view ErrorLine(const std::string& out, size_t from) {
-  std::string_view line(out.data() + from + 1, out.size() - from - 1);
-  return line.substr(0, line.find('\r'));
-}
-
-}  // namespace
-
 void Dispatcher::Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
                         std::string_view error) const {
   if (stat_id >= 0) self.command_stats().Rejected(uint32_t(stat_id));
@@ -82,10 +68,8 @@ bool Dispatcher::Paused(ArgList args) const {
 
 void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
                         uint64_t ns, const std::string& out, size_t from) const {
-  bool failed = RepliedError(out, from);
-  CommandStats& stats = thread.command_stats();
-  stats.Called(stat_id, ns, failed, server_.config.latency_tracking.get() != 0);
-  if (failed) stats.ErrorReply(ErrorLine(out, from));
+  CountCommand(thread.command_stats(), stat_id, ns, out, from,
+               server_.config.latency_tracking.get() != 0);
   int64_t threshold_ms = server_.config.latency_monitor_threshold;
   if (threshold_ms > 0 && int64_t(ns / 1'000'000) >= threshold_ms) {
     server_.introspect.latency.Add((spec.flags & kCmdFast) ? "fast-command" : "command",

@@ -24,6 +24,7 @@ class ShardThread {
   ShardThread(uint32_t id, size_t threads, const ServerState* server)
       : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
     shard_.set_expiry_listener(&events_);
+    shard_.set_command_stats(&command_stats_);
   }
 
   uint32_t id() const { return id_; }

@@ -170,7 +170,11 @@ TEST_P(DiffIntrospectionTest, CommandStatsCounters) {
   const std::vector<Args> cmds = {
       {"CONFIG", "RESETSTAT"}, {"SET", "k", "v"}, {"GET", "k"},     {"GET"},
       {"INCR", "k"},           {"CONFIG", "FOO"}, {"CONFIG", "GET"}, {"NOSUCH"},
-      {"ZADD", "k", "1", "a"}, {"GET", "k"},      {"CLIENT", "PAUSE", "1", "bogus"}};
+      {"ZADD", "k", "1", "a"}, {"GET", "k"},      {"CLIENT", "PAUSE", "1", "bogus"},
+      // Commands inside EXEC count as calls of their own; a queued one that is refused
+      // counts as rejected.
+      {"MULTI"}, {"SET", "t", "1"}, {"INCR", "t"}, {"ZADD", "t", "1", "a"}, {"CONFIG", "GET", "port"},
+      {"EXEC"}, {"MULTI"}, {"GET"}, {"EXEC"}};
   auto counters = [](Client& c) {
     Client::ReplyPtr r = c.RawCmd({"INFO", "commandstats"});
     std::string text(r->str, r->len);
