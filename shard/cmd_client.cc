@@ -365,14 +365,21 @@ void Monitor(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterClientCommands(CommandTable& t) {
-  // Redis gives LIST/KILL/PAUSE/UNPAUSE/NO-EVICT admin and noscript; the row's flags are
-  // what every subcommand reports (COMMAND INFO), so the row keeps the common ones.
-  t.Add(CommandSpec{"client", -2, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Client,
-                    {"@connection"}})
-      .subcommands = {{"id", 2},       {"getname", 2}, {"setname", 3},  {"setinfo", 4},
-                      {"list", -2},    {"info", 2},    {"kill", -3},    {"pause", -3},
-                      {"unpause", 2},  {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
-                      {"help", 2}};
+  CommandSpec& client = t.Add(CommandSpec{"client", -2, kCmdLoading | kCmdStale, 0, 0, 0,
+                                          nullptr, Client, {"@connection"}});
+  client.subcommands = {{"id", 2},      {"getname", 2}, {"setname", 3},  {"setinfo", 4},
+                        {"list", -2},   {"info", 2},    {"kill", -3},    {"pause", -3},
+                        {"unpause", 2}, {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
+                        {"help", 2}};
+  // Redis 7.0's per-subcommand flags: the ones that act on other clients are admin.
+  const uint32_t own = kCmdNoScript | kCmdLoading | kCmdStale;
+  const uint32_t admin = own | kCmdAdmin;
+  for (const auto& [name, arity] : client.subcommands) {
+    bool is_admin = name == "list" || name == "kill" || name == "pause" || name == "unpause" ||
+                    name == "no-evict";
+    uint32_t flags = name == "help" ? kCmdLoading | kCmdStale : is_admin ? admin : own;
+    client.sub_info.push_back({flags, false, {"@connection"}});
+  }
   t.Add(CommandSpec{"monitor", 1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, 0, 0, 0,
                     nullptr, Monitor, {}});
 }

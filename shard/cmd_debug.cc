@@ -97,8 +97,12 @@ void RegisterIntrospectionCommands(CommandTable& t) {
   // DEBUG is not a container in Redis: its subcommands are parsed by the handler.
   t.Add(CommandSpec{"debug", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, 0, 0, 0,
                     nullptr, Debug, {}});
-  t.Add(CommandSpec{"function", -2, kCmdNoScript, 0, 0, 0, nullptr, Function, {"@scripting"}})
-      .subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}};
+  CommandSpec& function =
+      t.Add(CommandSpec{"function", -2, kCmdNoScript, 0, 0, 0, nullptr, Function, {"@scripting"}});
+  function.subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}};
+  function.sub_info = {{kCmdNoScript, true, {"@scripting"}},
+                       {kCmdWrite | kCmdNoScript, true, {"@scripting"}},
+                       {kCmdLoading | kCmdStale, true, {"@scripting"}}};
 }
 
 }  // namespace rc

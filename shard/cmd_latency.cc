@@ -104,9 +104,10 @@ void Latency(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterLatencyCommands(CommandTable& t) {
-  t.Add(CommandSpec{"latency", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, 0, 0, 0,
-                    nullptr, Latency, {}})
-      .subcommands = {{"latest", 2}, {"reset", -2}, {"histogram", -2}, {"help", 2}};
+  const uint32_t admin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  CommandSpec& latency = t.Add(CommandSpec{"latency", -2, admin, 0, 0, 0, nullptr, Latency, {}});
+  latency.subcommands = {{"latest", 2}, {"reset", -2}, {"histogram", -2}, {"help", 2}};
+  latency.sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}};
 }
 
 }  // namespace rc

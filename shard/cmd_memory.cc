@@ -125,8 +125,12 @@ void Memory(CoordCmd& cmd) {
 
 void RegisterMemoryCommands(CommandTable& t) {
   // Key at argument 2 (USAGE's); the shorter subcommands run on the connection's thread.
-  t.Add(CommandSpec{"memory", -2, kCmdReadOnly, 2, 2, 1, Usage, Memory, {}})
-      .subcommands = {{"usage", -3}, {"stats", 2}, {"doctor", 2}, {"help", 2}};
+  CommandSpec& memory = t.Add(CommandSpec{"memory", -2, kCmdReadOnly, 2, 2, 1, Usage, Memory, {}});
+  memory.subcommands = {{"usage", -3}, {"stats", 2}, {"doctor", 2}, {"help", 2}};
+  memory.sub_info = {{kCmdReadOnly, false},
+                     {0, true},
+                     {0, true},
+                     {kCmdLoading | kCmdStale, true}};
 }
 
 }  // namespace rc

@@ -101,9 +101,12 @@ void ObjectHelp(CoordCmd& cmd) {
 
 void RegisterObjectCommands(CommandTable& t) {
   // Key at argument 2; OBJECT HELP has none and runs on the connection's thread.
-  t.Add(CommandSpec{"object", -2, kCmdReadOnly, 2, 2, 1, Object, ObjectHelp, {"@keyspace"}})
-      .subcommands = {{"encoding", 3}, {"freq", 3}, {"idletime", 3}, {"refcount", 3},
-                      {"help", 2}};
+  CommandSpec& object =
+      t.Add(CommandSpec{"object", -2, kCmdReadOnly, 2, 2, 1, Object, ObjectHelp, {"@keyspace"}});
+  object.subcommands = {{"encoding", 3}, {"freq", 3}, {"idletime", 3}, {"refcount", 3},
+                        {"help", 2}};
+  for (int i = 0; i < 4; ++i) object.sub_info.push_back({kCmdReadOnly, false, {"@keyspace"}});
+  object.sub_info.push_back({kCmdLoading | kCmdStale, true, {"@keyspace"}});
 }
 
 }  // namespace rc

@@ -63,9 +63,12 @@ void Slowlog(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterSlowlogCommands(CommandTable& t) {
-  t.Add(CommandSpec{"slowlog", -2, kCmdAdmin | kCmdLoading | kCmdStale, 0, 0, 0, nullptr,
-                    Slowlog, {}})
-      .subcommands = {{"get", -2}, {"len", 2}, {"reset", 2}, {"help", 2}};
+  const uint32_t admin = kCmdAdmin | kCmdLoading | kCmdStale;
+  CommandSpec& slowlog =
+      t.Add(CommandSpec{"slowlog", -2, admin, 0, 0, 0, nullptr, Slowlog, {}});
+  slowlog.subcommands = {{"get", -2}, {"len", 2}, {"reset", 2}, {"help", 2}};
+  // HELP is the one subcommand Redis does not mark admin.
+  slowlog.sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}};
 }
 
 }  // namespace rc

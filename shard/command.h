@@ -90,6 +90,17 @@ struct CommandSpec {
   // wrong arity with Redis's texts, naming them "config|get" as Redis does.
   std::vector<std::pair<std::string, int>> subcommands = {};
 
+  // What COMMAND INFO reports for a subcommand whose flags, keys or categories differ from
+  // the row's (Redis has them per subcommand: CLIENT LIST is admin, CLIENT ID is not;
+  // MEMORY USAGE names a key, MEMORY STATS none). Indexed like `subcommands`; rows that
+  // leave it empty report the row's for every subcommand. Routing still uses the row.
+  struct SubcommandInfo {
+    uint32_t flags = 0;
+    bool keyless = false;
+    std::vector<std::string> acl_categories = {};
+  };
+  std::vector<SubcommandInfo> sub_info = {};
+
   // Slots in each thread's CommandStats (shard/command_stats.h): the command's, and one
   // per subcommand in `subcommands` order. Assigned by CommandTable::AssignStatIds.
   uint32_t stat_id = 0;
