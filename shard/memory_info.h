@@ -13,11 +13,15 @@
 
 namespace rc {
 
+inline uint64_t RssBytes();
+
 // What the allocator holds for the process: glibc's own accounting across every arena
-// (small chunks in use plus mmapped large ones). Any thread; walks the arenas.
+// (small chunks in use plus mmapped large ones). Any thread; walks the arenas. An
+// allocator that replaces glibc's (sanitizer builds) reports nothing there: RSS then.
 inline uint64_t UsedMemory() {
   struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
+  uint64_t used = mi.uordblks + mi.hblkhd;
+  return used > 0 ? used : RssBytes();
 }
 
 inline uint64_t RssBytes() {
