@@ -43,8 +43,6 @@ struct ClientState {
   bool close_after_reply = false;
   // Stat id of the last command dispatched (CLIENT LIST's cmd=), -1 before any.
   int64_t last_cmd = -1;
-  // Argument bytes of the command being dispatched (CLIENT LIST's argv-mem).
-  size_t argv_mem = 0;
   bool no_evict = false;  // CLIENT NO-EVICT; shown as flag 'e'
   bool monitor = false;   // MONITOR; shown as flag 'O'
   // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the

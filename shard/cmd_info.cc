@@ -1,5 +1,6 @@
-// INFO: every thread reports its counters and its shard's size, the connection's thread
-// adds process-wide figures and prints Redis's sections with Redis's field names.
+// INFO: every thread reports its counters, its per-command statistics and its shard's
+// size (FanOutThreads); the connection's thread merges them, adds process-wide figures and
+// prints Redis 7.0's sections in Redis's order with Redis's field names.
 
 #include <malloc.h>
 #include <sys/resource.h>
