@@ -134,6 +134,13 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       parser_.Reset();
       break;
     }
+    if (!args_.empty() && reactor_.dispatcher().MustPause(args_)) {
+      // CLIENT PAUSE: the same, until the reactor sees the pause end.
+      held_ = parked_ = true;
+      parser_.Reset();
+      reactor_.Park(this);
+      break;
+    }
     off += used;
     if (!args_.empty()) RunCommand();
   }
@@ -143,14 +150,24 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
 
 void Connection::RunCommand() {
   ShardThread& self = reactor_.shard_thread();
-  if (slots_.empty()) {
+  if (slots_.empty() && client_.reply_bits == 0) {
     // Common case: nothing pending, the reply goes straight to the output buffer.
     ReplyBuilder rb(&out_, client_.resp3);
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    // CLIENT REPLY OFF/SKIP answer nothing themselves; SKIP arms the next command.
+    if (client_.reply_bits != 0) Silenced();
   } else {
     scratch_.clear();
     ReplyBuilder rb(&scratch_, client_.resp3);
+    uint64_t slots_before = first_slot_ + slots_.size();
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    if (Silenced()) {
+      // CLIENT REPLY OFF/SKIP: drop this command's reply, inline or still to come.
+      scratch_.clear();
+      for (uint64_t i = slots_before; i < first_slot_ + slots_.size(); ++i) {
+        slots_[i - first_slot_].discard = true;
+      }
+    }
     if (!scratch_.empty()) {
       if (slots_.empty()) {
         out_ += scratch_;
@@ -162,6 +179,19 @@ void Connection::RunCommand() {
   if (client_.close_after_reply) close_after_flush_ = true;
   CheckOutputLimit();
   MarkDirty();
+}
+
+bool Connection::Silenced() {
+  // Redis's resetClient: SKIP lasts until a command other than CLIENT; SKIP_NEXT turns
+  // into SKIP after the command that set it.
+  uint8_t& bits = client_.reply_bits;
+  bool silent = bits & (ClientState::kReplyOff | ClientState::kReplySkip);
+  if (!(bits & ClientState::kReplyWasClient)) bits &= uint8_t(~ClientState::kReplySkip);
+  if (bits & ClientState::kReplySkipNext) {
+    bits = uint8_t((bits | ClientState::kReplySkip) & ~ClientState::kReplySkipNext);
+  }
+  bits &= uint8_t(~ClientState::kReplyWasClient);
+  return silent;
 }
 
 uint64_t Connection::Defer() {
@@ -183,7 +213,9 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
   slot_bytes_ += s.data.size();
   while (!slots_.empty() && slots_.front().ready) {
     slot_bytes_ -= slots_.front().data.size();
-    if (out_.empty()) {
+    if (slots_.front().discard) {
+      // CLIENT REPLY OFF/SKIP was on when its command ran.
+    } else if (out_.empty()) {
       out_.swap(slots_.front().data);
     } else {
       out_ += slots_.front().data;
@@ -233,6 +265,36 @@ void Connection::FinishSend() {
   } else {
     send_buf_.clear();
   }
+}
+
+ClientBuffers Connection::Buffers() const {
+  ClientBuffers b;
+  b.qbuf = in_.size();
+  b.qbuf_free = in_.capacity() - in_.size();
+  b.obl = out_.size();
+  b.oll = slots_.size();
+  for (const Slot& s : slots_) b.omem += s.data.size();
+  b.rbs = out_.capacity();
+  b.last_active_ms = idle.last_active_ms;
+  b.writing = sending_;
+  return b;
+}
+
+void Connection::Kill(bool after_reply) {
+  if (after_reply) {
+    // Killing itself: the reply to CLIENT KILL goes out first, as in Redis.
+    client_.close_after_reply = true;
+    close_after_flush_ = true;
+    MarkDirty();
+    return;
+  }
+  reactor_.Close(this);
+}
+
+void Connection::Unpark() {
+  if (!parked_) return;
+  parked_ = false;
+  Resume();
 }
 
 void Connection::MarkDirty() {

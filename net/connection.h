@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "net/resp_parser.h"
+#include "shard/client_registry.h"
 #include "shard/client_state.h"
 #include "shard/reply_sink.h"
 #include "timers/idle_list.h"
@@ -23,7 +24,7 @@ namespace rc::net {
 
 class Reactor;
 
-class Connection final : public ReplySink {
+class Connection final : public ReplySink, public ClientHandle {
  public:
   Connection(Reactor& reactor, int fd, uint64_t id, ParserLimits limits);
   ~Connection() override;
@@ -40,7 +41,12 @@ class Connection final : public ReplySink {
   void Push(std::string resp) override;
 
   int fd() const { return fd_; }
-  ClientState& client() { return client_; }
+  ClientState& client() override { return client_; }
+  // ClientHandle (CLIENT LIST / KILL), reactor thread.
+  ClientBuffers Buffers() const override;
+  void Kill(bool after_reply) override;
+  // CLIENT PAUSE ended: run the command it held back (reactor thread).
+  void Unpark();
 
   // Output, for the reactor. The bytes being sent stay untouched until the send completes;
   // new replies go to out_ meanwhile.
@@ -77,6 +83,7 @@ class Connection final : public ReplySink {
   struct Slot {
     std::string data;
     bool ready = false;
+    bool discard = false;  // its command ran under CLIENT REPLY OFF/SKIP
   };
 
   // Parses and runs requests from buf; returns the bytes consumed.
@@ -90,6 +97,9 @@ class Connection final : public ReplySink {
   void CheckOutputLimit();
   void Doom(std::string_view why);
   void PushSlot(std::string data);
+  // After a command under CLIENT REPLY OFF/SKIP: whether its reply is dropped; advances
+  // the SKIP state.
+  bool Silenced();
 
   Reactor& reactor_;
   int fd_;
@@ -109,6 +119,7 @@ class Connection final : public ReplySink {
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;
+  bool parked_ = false;  // held_ by CLIENT PAUSE rather than by a multi-shard command
   bool in_parse_ = false;
   bool closing_ = false;
   bool close_after_flush_ = false;

@@ -1,5 +1,6 @@
 #include "net/reactor.h"
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/mman.h>
@@ -29,6 +30,27 @@ constexpr uint16_t kBufGroup = 0;
 const char kMaxClientsError[] = "-ERR max number of clients reached\r\n";
 
 uint64_t Tag(void* p, uint64_t kind) { return reinterpret_cast<uint64_t>(p) | kind; }
+
+// "ip:port" of either end of a socket, as CLIENT LIST's addr and laddr.
+std::string SocketAddress(int fd, bool peer) {
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  int rc = peer ? getpeername(fd, reinterpret_cast<sockaddr*>(&ss), &len)
+                : getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  if (rc != 0) return "?:0";
+  char ip[INET6_ADDRSTRLEN] = "?";
+  int port = 0;
+  if (ss.ss_family == AF_INET) {
+    auto* a = reinterpret_cast<sockaddr_in*>(&ss);
+    inet_ntop(AF_INET, &a->sin_addr, ip, sizeof(ip));
+    port = ntohs(a->sin_port);
+  } else if (ss.ss_family == AF_INET6) {
+    auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
+    inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
+    port = ntohs(a->sin6_port);
+  }
+  return StrCat(ip, ":", port);
+}
 
 }  // namespace
 
@@ -152,6 +174,7 @@ void Reactor::Run() {
     io_uring_cq_advance(&ring_, seen);
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
+    if (!parked_.empty()) UnparkIfUnpaused();
     bool more_housekeeping = self.shard().Housekeep();
     if (ExpiryDue()) {
       // Replies of this turn leave before the expiry work, so a mass expiry delays no
@@ -186,6 +209,18 @@ void Reactor::Cron(int64_t now_ns) {
   next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
   shard_thread().stats().SampleOps(now_ns);
   CloseIdle(now_ns / 1'000'000);
+}
+
+void Reactor::UnparkIfUnpaused() {
+  // CLIENT UNPAUSE wakes every reactor; a pause that times out is noticed within a cron
+  // tick at worst (the sleep is bounded by it).
+  if (shared_.server->introspect.pause.Active(shared_.server->clock->NowUnixMillis())) return;
+  std::vector<Connection*> parked;
+  parked.swap(parked_);
+  // Unpark runs the held commands, which may park again (a new pause) or close.
+  for (Connection* c : parked) {
+    if (!c->closing()) c->Unpark();
+  }
 }
 
 void Reactor::FlushAll() {
@@ -289,9 +324,13 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   if (size_t(fd) >= conns_.size()) conns_.resize(size_t(fd) * 2 + 1);
   uint64_t id = shared_.server->next_client_id.fetch_add(1);
   conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
-  conns_[fd]->client().created_ms = shared_.server->clock->NowUnixMillis();
+  Connection* conn = conns_[fd].get();
+  conn->client().created_ms = shared_.server->clock->NowUnixMillis();
   // Connected while no password is set: authenticated for good (as Redis's default user).
-  conns_[fd]->client().authenticated = !AuthEnabled(*shared_.server);
+  conn->client().authenticated = !AuthEnabled(*shared_.server);
+  conn->client().addr = SocketAddress(fd, /*peer=*/true);
+  conn->client().laddr = SocketAddress(fd, /*peer=*/false);
+  shard_thread().clients().Add(conn);
   conns_[fd]->idle.owner = conns_[fd].get();
   idle_.Touch(&conns_[fd]->idle, now_ns_ / 1'000'000);
   ArmRecv(conns_[fd].get());
@@ -375,6 +414,10 @@ void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
   idle_.Remove(&c->idle);
+  if (shard_thread().clients().Remove(c->client().id)) {
+    shared_.server->introspect.monitors.fetch_sub(1, std::memory_order_relaxed);
+  }
+  std::erase(parked_, c);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
   ReleaseWatches(shard_thread(), shards_, std::move(c->client().watching));
   // Ends the armed receive (it completes with 0) and any send in flight; the fd itself

@@ -59,6 +59,10 @@ class Reactor final : public Waker {
   const ServerState& server() const { return *shared_.server; }
   // Monotonic milliseconds at the start of this loop turn.
   int64_t now_ms() const { return now_ns_ / 1'000'000; }
+  // CLIENT PAUSE holds `c`'s next command; it is unparked once the pause is over.
+  void Park(Connection* c) { parked_.push_back(c); }
+  // Closes `c` (also CLIENT KILL, on this thread).
+  void Close(Connection* c);
 
   enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = 3, kIgnore = 4 };
 
@@ -74,8 +78,8 @@ class Reactor final : public Waker {
   void OnSend(Connection* c, int res);
   void QueueSend(Connection* c);
   void FlushSends();
-  void Close(Connection* c);
   void FreeClosed();
+  void UnparkIfUnpaused();
   void Cron(int64_t now_ns);
   void CloseIdle(int64_t now_ms);
   // Whether some key's deadline has passed.
@@ -103,6 +107,7 @@ class Reactor final : public Waker {
   char* buffers_ = nullptr;
 
   std::vector<Connection*> dirty_;
+  std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed
   IdleList idle_;  // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<Connection*> close_asap_;  // not closed yet, so not freed before we get to them

@@ -43,6 +43,14 @@ struct ClientState {
   bool authenticated = false;
   // Set by QUIT: close once the reply has been written.
   bool close_after_reply = false;
+  // Stat id of the last command dispatched (CLIENT LIST's cmd=), -1 before any.
+  int64_t last_cmd = -1;
+  bool no_evict = false;  // CLIENT NO-EVICT; shown as flag 'e'
+  bool monitor = false;   // MONITOR; shown as flag 'O'
+  // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the
+  // replies of commands run while kReplyOff or kReplySkip is set.
+  enum ReplyBits : uint8_t { kReplyOff = 1, kReplySkip = 2, kReplySkipNext = 4, kReplyWasClient = 8 };
+  uint8_t reply_bits = 0;
 
   // Keys of this connection's multi-shard commands that are still taking their locks.
   // A later command of the same connection that names one of them must not run before

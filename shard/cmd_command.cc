@@ -76,7 +76,8 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
 }
 
 // One entry of COMMAND INFO. A container (CONFIG, CLIENT, ...) reports no flags of its own
-// and only @slow, as Redis does; its subcommands carry the row's flags and categories.
+// and only @slow, as Redis does; its subcommands carry their own flags and categories
+// (CommandSpec::sub_info) or else the row's.
 void Entry(const CommandSpec& spec, std::string_view name, int arity, bool container,
            ReplyBuilder& rb) {
   rb.ArrayLen(10);
@@ -85,14 +86,15 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
   auto flags = FlagNames(container ? 0 : spec.flags);
   rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
-  rb.Integer(spec.first_key);
-  rb.Integer(spec.last_key);
-  rb.Integer(spec.step);
+  // A container names no keys itself (MEMORY's key is MEMORY USAGE's).
+  rb.Integer(container ? 0 : spec.first_key);
+  rb.Integer(container ? 0 : spec.last_key);
+  rb.Integer(container ? 0 : spec.step);
   auto cats = container ? std::vector<std::string>{"@slow"} : AclCategories(spec);
   rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
   rb.SetLen(0);  // tips
-  if (spec.first_key > 0) {
+  if (spec.first_key > 0 && !container) {
     rb.SetLen(1);
     KeySpec(spec, rb);
   } else {
@@ -103,8 +105,18 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
     return;
   }
   rb.ArrayLen(spec.subcommands.size());
-  for (const auto& [sub, sub_arity] : spec.subcommands) {
-    Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
+  for (size_t i = 0; i < spec.subcommands.size(); ++i) {
+    const auto& [sub, sub_arity] = spec.subcommands[i];
+    if (i >= spec.sub_info.size()) {
+      Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
+      continue;
+    }
+    // A copy with this subcommand's own flags, keys and categories (COMMAND is not hot).
+    CommandSpec own = spec;
+    own.flags = spec.sub_info[i].flags;
+    own.acl_categories = spec.sub_info[i].acl_categories;
+    if (spec.sub_info[i].keyless) own.first_key = own.last_key = own.step = 0;
+    Entry(own, StrCat(spec.name, "|", sub), sub_arity, false, rb);
   }
 }
 

@@ -1,6 +1,6 @@
-// Connection commands: PING, ECHO, QUIT, SELECT, CLIENT, RESET. They run on the
-// connection's thread and touch only its ClientState (RESET also leaves its WATCHes and
-// subscriptions, which live on shards).
+// Connection commands: PING, ECHO, QUIT, SELECT, HELLO, RESET (CLIENT and MONITOR are in
+// cmd_client.cc). They run on the connection's thread and touch only its ClientState
+// (RESET also leaves its WATCHes and subscriptions, which live on shards).
 
 #include "core/strings.h"
 #include "core/numbers.h"
@@ -45,6 +45,9 @@ void Reset(CoordCmd& cmd) {
   c.watching = WatchSet{};
   DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
   c.authenticated = !AuthEnabled(cmd.server);
+  // CLIENT REPLY and CLIENT NO-EVICT go back to their defaults, as in Redis.
+  c.reply_bits = 0;
+  c.no_evict = false;
   cmd.reply.SimpleString("RESET");
 }
 
@@ -124,67 +127,6 @@ void Hello(CoordCmd& cmd) {
   rb.ArrayLen(0);
 }
 
-void ClientHelp(ReplyBuilder& reply) {
-  static const char* kLines[] = {
-      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-      "GETNAME",
-      "    Return the name of the current connection.",
-      "ID",
-      "    Return the ID of the current connection.",
-      "SETNAME <name>",
-      "    Assign the name <name> to the current connection.",
-      "SETINFO <option> <value>",
-      "    Set client meta attr. Options are:",
-      "    * LIB-NAME: the client lib name.",
-      "    * LIB-VER: the client lib version.",
-      "HELP",
-      "    Print this help.",
-  };
-  reply.HelpLines(kLines);
-}
-
-void Client(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  size_t argc = cmd.args.size();
-  auto arity = [&](size_t want) {
-    if (argc == want) return true;
-    cmd.reply.Error(WrongArityError(StrCat("client|", sub)));
-    return false;
-  };
-  if (sub == "id") {
-    if (arity(2)) cmd.reply.Integer(int64_t(cmd.client.id));
-  } else if (sub == "getname") {
-    if (!arity(2)) return;
-    if (cmd.client.name.empty()) return cmd.reply.NullBulk();
-    cmd.reply.Bulk(cmd.client.name);
-  } else if (sub == "setname") {
-    if (!arity(3)) return;
-    if (!ValidClientField(cmd.args[2])) {
-      return cmd.reply.Error(
-          "ERR Client names cannot contain spaces, newlines or special characters.");
-    }
-    cmd.client.name = std::string(cmd.args[2]);
-    cmd.reply.Ok();
-  } else if (sub == "setinfo") {
-    if (!arity(4)) return;
-    std::string attr = ToLower(cmd.args[2]);
-    if (attr != "lib-name" && attr != "lib-ver") {
-      return cmd.reply.Error(StrCat("ERR Unrecognized option '", cmd.args[2], "'"));
-    }
-    if (!ValidClientField(cmd.args[3])) {
-      return cmd.reply.Error(
-          StrCat("ERR ", attr, " cannot contain spaces, newlines or special characters."));
-    }
-    (attr == "lib-name" ? cmd.client.lib_name : cmd.client.lib_ver) = std::string(cmd.args[3]);
-    cmd.reply.Ok();
-  } else if (sub == "help" && argc == 2) {
-    ClientHelp(cmd.reply);
-  } else {
-    cmd.reply.Error(
-        StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128), "'. Try CLIENT HELP."));
-  }
-}
-
 }  // namespace
 
 void RegisterConnectionCommands(CommandTable& t) {
@@ -206,8 +148,7 @@ void RegisterConnectionCommands(CommandTable& t) {
       kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
           kCmdSubscribeOk | kCmdNotQueued,
       Reset);
-  row("client", -2, kCmdLoading | kCmdStale, Client).subcommands = {
-      {"id", 2}, {"getname", 2}, {"setname", 3}, {"setinfo", 4}, {"help", 2}};
+  RegisterClientCommands(t);  // cmd_client.cc
 }
 
 }  // namespace rc

@@ -1,5 +1,6 @@
-// INFO: every thread reports its counters and its shard's size, the connection's thread
-// adds process-wide figures and prints Redis's sections with Redis's field names.
+// INFO: every thread reports its counters, its per-command statistics and its shard's
+// size (FanOutThreads); the connection's thread merges them, adds process-wide figures and
+// prints Redis 7.0's sections in Redis's order with Redis's field names.
 
 #include <malloc.h>
 #include <sys/resource.h>
@@ -13,8 +14,10 @@
 #include "core/strings.h"
 #include "absl/strings/str_format.h"
 #include "shard/command.h"
+#include "shard/command_stats.h"
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
+#include "shard/memory_info.h"
 #include "shard/server_state.h"
 #include "threadpool/thread_pool.h"
 
@@ -24,6 +27,7 @@ namespace {
 
 struct ThreadReport {
   ThreadStats thread;
+  CommandStats commands;
   ShardStats shard;
   size_t keys = 0;
   size_t dataset_bytes = 0;
@@ -36,6 +40,7 @@ struct Totals {
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
+  CommandStats commands;  // every thread's, merged
   size_t keys = 0, dataset_bytes = 0, expires = 0;
   int64_t avg_ttl = 0;  // weighted by each shard's keys with a TTL
 };
@@ -50,6 +55,7 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.net_input_bytes += r.thread.net_input_bytes;
     t.net_output_bytes += r.thread.net_output_bytes;
     t.instantaneous_ops += r.thread.InstantaneousOps();
+    t.commands.Merge(r.commands);
     t.keyspace_hits += r.shard.keyspace_hits;
     t.keyspace_misses += r.shard.keyspace_misses;
     t.expired_keys += r.shard.expired_keys;
@@ -64,31 +70,6 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.avg_ttl = int64_t(weighted / double(t.expires));
   }
   return t;
-}
-
-// Redis's bytesToHuman.
-std::string Human(uint64_t n) {
-  double d = double(n);
-  if (n < 1024) return StrCat(n, "B");
-  if (n < (1ULL << 20)) return absl::StrFormat("%.2fK", d / 1024);
-  if (n < (1ULL << 30)) return absl::StrFormat("%.2fM", d / (1 << 20));
-  if (n < (1ULL << 40)) return absl::StrFormat("%.2fG", d / (1ULL << 30));
-  return absl::StrFormat("%.2fT", d / (1ULL << 40));
-}
-
-// What the allocator holds for the process: glibc's own accounting across every arena.
-uint64_t UsedMemory() {
-  struct mallinfo2 mi = mallinfo2();
-  return mi.uordblks + mi.hblkhd;
-}
-
-uint64_t RssBytes() {
-  FILE* f = std::fopen("/proc/self/statm", "r");
-  if (f == nullptr) return 0;
-  unsigned long pages_total = 0, pages_rss = 0;
-  int n = std::fscanf(f, "%lu %lu", &pages_total, &pages_rss);
-  std::fclose(f);
-  return n == 2 ? uint64_t(pages_rss) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
 }
 
 std::atomic<uint64_t> peak_memory{0};
@@ -112,8 +93,10 @@ void ServerSection(const ServerState& s, std::string* out) {
 
 void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
   StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
-                  "maxclients:", s.config.maxclients.get(), "\r\n", "blocked_clients:0\r\n",
-                  "tracking_clients:0\r\n\r\n");
+            "cluster_connections:0\r\n", "maxclients:", s.config.maxclients.get(), "\r\n",
+            "client_recent_max_input_buffer:0\r\n", "client_recent_max_output_buffer:0\r\n",
+            "blocked_clients:0\r\n", "tracking_clients:0\r\n",
+            "clients_in_timeout_table:0\r\n\r\n");
 }
 
 // The lazyfree pool's queue and what it has freed (Redis's names): shared by all shards.
@@ -132,9 +115,9 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   peak = std::max(peak, used);
   uint64_t rss = RssBytes();
   StrAppend(out, "# Memory\r\n", "used_memory:", used, "\r\n",
-                  "used_memory_human:", Human(used), "\r\n", "used_memory_rss:", rss, "\r\n",
-                  "used_memory_rss_human:", Human(rss), "\r\n", "used_memory_peak:", peak,
-                  "\r\n", "used_memory_peak_human:", Human(peak), "\r\n",
+                  "used_memory_human:", HumanBytes(used), "\r\n", "used_memory_rss:", rss, "\r\n",
+                  "used_memory_rss_human:", HumanBytes(rss), "\r\n", "used_memory_peak:", peak,
+                  "\r\n", "used_memory_peak_human:", HumanBytes(peak), "\r\n",
                   "used_memory_dataset:", t.dataset_bytes, "\r\n",
                   "mem_fragmentation_ratio:",
                   absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0), "\r\n",
@@ -160,7 +143,9 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
                   "expired_keys:", t.expired_keys, "\r\n", "evicted_keys:", t.evicted_keys,
                   "\r\n", "keyspace_hits:", t.keyspace_hits, "\r\n",
                   "keyspace_misses:", t.keyspace_misses, "\r\n",
-                  "lazyfreed_objects:", LazyfreeDone(s), "\r\n\r\n");
+                  "lazyfreed_objects:", LazyfreeDone(s), "\r\n",
+            "unexpected_error_replies:0\r\n",
+            "total_error_replies:", t.commands.total_error_replies(), "\r\n\r\n");
 }
 
 void ReplicationSection(std::string* out) {
@@ -173,8 +158,53 @@ void CpuSection(std::string* out) {
   auto secs = [](const timeval& tv) {
     return absl::StrFormat("%.6f", double(tv.tv_sec) + double(tv.tv_usec) / 1e6);
   };
+  rusage children;
+  getrusage(RUSAGE_CHILDREN, &children);
   StrAppend(out, "# CPU\r\n", "used_cpu_sys:", secs(self.ru_stime), "\r\n",
-                  "used_cpu_user:", secs(self.ru_utime), "\r\n\r\n");
+            "used_cpu_user:", secs(self.ru_utime), "\r\n",
+            "used_cpu_sys_children:", secs(children.ru_stime), "\r\n",
+            "used_cpu_user_children:", secs(children.ru_utime), "\r\n\r\n");
+}
+
+void CommandStatsSection(const Totals& t, const std::vector<std::string>& names,
+                         std::string* out) {
+  StrAppend(out, "# Commandstats\r\n");
+  const auto& cmds = t.commands.commands();
+  for (size_t i = 0; i < cmds.size() && i < names.size(); ++i) {
+    const CommandStat& c = cmds[i];
+    if (c.calls == 0 && c.failed == 0 && c.rejected == 0) continue;
+    double usec = double(c.nanos) / 1000.0;
+    StrAppend(out, "cmdstat_", names[i], ":calls=", c.calls, ",usec=", uint64_t(usec),
+              ",usec_per_call=",
+              absl::StrFormat("%.2f", c.calls ? usec / double(c.calls) : 0.0),
+              ",rejected_calls=", c.rejected, ",failed_calls=", c.failed, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+void ErrorStatsSection(const Totals& t, std::string* out) {
+  StrAppend(out, "# Errorstats\r\n");
+  for (const auto& [code, n] : t.commands.errors()) {
+    StrAppend(out, "errorstat_", code, ":count=", n, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+void LatencyStatsSection(const Totals& t, const std::vector<std::string>& names,
+                         const std::vector<double>& percentiles, std::string* out) {
+  StrAppend(out, "# Latencystats\r\n");
+  const auto& cmds = t.commands.commands();
+  for (size_t i = 0; i < cmds.size() && i < names.size(); ++i) {
+    const LatencyHistogram* h = cmds[i].hist.get();
+    if (h == nullptr || h->total() == 0) continue;
+    StrAppend(out, "latency_percentiles_usec_", names[i], ":");
+    for (size_t p = 0; p < percentiles.size(); ++p) {
+      StrAppend(out, p ? "," : "", "p", TrimmedDouble(percentiles[p]), "=",
+                absl::StrFormat("%.3f", double(h->Percentile(percentiles[p])) / 1000.0));
+    }
+    StrAppend(out, "\r\n");
+  }
+  StrAppend(out, "\r\n");
 }
 
 void KeyspaceSection(const Totals& t, std::string* out) {
@@ -185,41 +215,73 @@ void KeyspaceSection(const Totals& t, std::string* out) {
   StrAppend(out, "\r\n");
 }
 
+// Redis 7.0's sections in its order; `in_default` ones make up INFO / INFO default.
+struct SectionName {
+  const char* name;
+  bool in_default;
+};
+constexpr SectionName kSections[] = {
+    {"server", true},        {"clients", true},      {"memory", true},   {"persistence", true},
+    {"stats", true},         {"replication", true},  {"cpu", true},      {"modules", true},
+    {"commandstats", false}, {"errorstats", true},   {"latencystats", false},
+    {"cluster", true},       {"keyspace", true},
+};
+
 void Info(CoordCmd& cmd) {
-  static const char* kDefault[] = {"server", "clients", "memory", "persistence", "stats",
-                                   "replication", "cpu", "keyspace"};
   std::set<std::string> want;
-  if (cmd.args.size() == 1) {
-    want.insert(std::begin(kDefault), std::end(kDefault));
-  }
+  auto add_all = [&](bool everything) {
+    for (const auto& s : kSections) {
+      if (everything || s.in_default) want.insert(s.name);
+    }
+  };
+  if (cmd.args.size() == 1) add_all(false);
   for (size_t i = 1; i < cmd.args.size(); ++i) {
     std::string s = ToLower(cmd.args[i]);
-    if (s == "all" || s == "everything" || s == "default") {
-      want.insert(std::begin(kDefault), std::end(kDefault));
+    if (s == "all" || s == "everything") {
+      add_all(true);
+    } else if (s == "default") {
+      add_all(false);
     } else {
       want.insert(s);
     }
   }
+  std::vector<double> percentiles;
+  {
+    std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+    percentiles = cmd.server.config.latency_tracking_info_percentiles;
+  }
   DeferredReply out(cmd);
   const ServerState* server = &cmd.server;
-  FanOut<ThreadReport>(
+  const std::vector<std::string>* names = &cmd.table.stat_names();
+  FanOutThreads<ThreadReport>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [](Shard& shard, size_t) {
-        return ThreadReport{shard.thread_stats(), shard.stats(),        shard.size(),
+      [](ShardThread& thread, size_t) {
+        Shard& shard = thread.shard();
+        return ThreadReport{thread.stats(),        thread.command_stats(),
+                            shard.stats(),         shard.size(),
                             shard.MemoryBytes(),   shard.keys_with_ttl(),
                             shard.SampleAvgTtl(shard.NowMs())};
       },
-      [out, server, want](std::vector<ThreadReport>& reports) {
+      [out, server, want, names, percentiles](std::vector<ThreadReport>& reports) {
         Totals t = Sum(reports);
         std::string text;
-        if (want.count("server")) ServerSection(*server, &text);
-        if (want.count("clients")) ClientsSection(*server, t, &text);
-        if (want.count("memory")) MemorySection(*server, t, &text);
-        if (want.count("persistence")) PersistenceSection(&text);
-        if (want.count("stats")) StatsSection(*server, t, &text);
-        if (want.count("replication")) ReplicationSection(&text);
-        if (want.count("cpu")) CpuSection(&text);
-        if (want.count("keyspace")) KeyspaceSection(t, &text);
+        for (const auto& section : kSections) {
+          std::string_view s = section.name;
+          if (!want.count(section.name)) continue;
+          if (s == "server") ServerSection(*server, &text);
+          if (s == "clients") ClientsSection(*server, t, &text);
+          if (s == "memory") MemorySection(*server, t, &text);
+          if (s == "persistence") PersistenceSection(&text);
+          if (s == "stats") StatsSection(*server, t, &text);
+          if (s == "replication") ReplicationSection(&text);
+          if (s == "cpu") CpuSection(&text);
+          if (s == "modules") StrAppend(&text, "# Modules\r\n\r\n");
+          if (s == "commandstats") CommandStatsSection(t, *names, &text);
+          if (s == "errorstats") ErrorStatsSection(t, &text);
+          if (s == "latencystats") LatencyStatsSection(t, *names, percentiles, &text);
+          if (s == "cluster") StrAppend(&text, "# Cluster\r\ncluster_enabled:0\r\n\r\n");
+          if (s == "keyspace") KeyspaceSection(t, &text);
+        }
         // Redis ends the last section without the blank line.
         if (text.size() >= 2) text.resize(text.size() - 2);
         out.Send([&](ReplyBuilder& rb) { rb.Verbatim(text); });

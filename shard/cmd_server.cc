@@ -84,11 +84,12 @@ void ConfigSet(CoordCmd& cmd) {
 
 void ConfigResetStat(CoordCmd& cmd) {
   DeferredReply out(cmd);
-  FanOut<bool>(
+  FanOutThreads<bool>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [](Shard& shard, size_t) {
-        shard.thread_stats().Reset();
-        shard.stats() = ShardStats();
+      [](ShardThread& thread, size_t) {
+        thread.stats().Reset();
+        thread.command_stats().Reset();
+        thread.shard().stats() = ShardStats();
         return true;
       },
       [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });

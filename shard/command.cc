@@ -63,6 +63,33 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   }
 }
 
+int CommandSpec::FindSubcommand(std::string_view sub) const {
+  for (size_t i = 0; i < subcommands.size(); ++i) {
+    if (EqualsIgnoreCase(subcommands[i].first, sub)) return int(i);
+  }
+  return -1;
+}
+
+void CommandTable::AssignStatIds() {
+  stat_names_.clear();
+  for (CommandSpec& spec : specs_) {
+    spec.stat_id = uint32_t(stat_names_.size());
+    stat_names_.push_back(spec.name);
+    spec.sub_stat_ids.clear();
+    for (const auto& sub : spec.subcommands) {
+      spec.sub_stat_ids.push_back(uint32_t(stat_names_.size()));
+      stat_names_.push_back(StrCat(spec.name, "|", sub.first));
+    }
+  }
+}
+
+int64_t CommandTable::FindStatId(std::string_view full_name) const {
+  for (size_t i = 0; i < stat_names_.size(); ++i) {
+    if (EqualsIgnoreCase(stat_names_[i], full_name)) return int64_t(i);
+  }
+  return -1;
+}
+
 CommandTable BuildCommandTable() {
   CommandTable table;
   RegisterStringCommands(table);
@@ -74,6 +101,8 @@ CommandTable BuildCommandTable() {
   RegisterServerCommands(table);
   RegisterTransactionCommands(table);
   RegisterAuthCommands(table);
+  RegisterIntrospectionCommands(table);
+  table.AssignStatIds();
   return table;
 }
 

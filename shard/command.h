@@ -90,6 +90,30 @@ struct CommandSpec {
   // wrong arity with Redis's texts, naming them "config|get" as Redis does.
   std::vector<std::pair<std::string, int>> subcommands = {};
 
+  // What COMMAND INFO reports for a subcommand whose flags, keys or categories differ from
+  // the row's (Redis has them per subcommand: CLIENT LIST is admin, CLIENT ID is not;
+  // MEMORY USAGE names a key, MEMORY STATS none). Indexed like `subcommands`; rows that
+  // leave it empty report the row's for every subcommand. Routing still uses the row.
+  struct SubcommandInfo {
+    uint32_t flags = 0;
+    bool keyless = false;
+    std::vector<std::string> acl_categories = {};
+  };
+  std::vector<SubcommandInfo> sub_info = {};
+
+  // Slots in each thread's CommandStats (shard/command_stats.h): the command's, and one
+  // per subcommand in `subcommands` order. Assigned by CommandTable::AssignStatIds.
+  uint32_t stat_id = 0;
+  std::vector<uint32_t> sub_stat_ids = {};
+
+  // Index of args[1] among `subcommands` (case-insensitive), or -1.
+  int FindSubcommand(std::string_view sub) const;
+  // The stat id of this invocation: its subcommand's, else the row's.
+  uint32_t StatIdFor(ArgList args) const {
+    int sub = args.size() >= 2 && !subcommands.empty() ? FindSubcommand(args[1]) : -1;
+    return sub >= 0 ? sub_stat_ids[size_t(sub)] : stat_id;
+  }
+
   // The name Redis reports for this invocation: "get", or "config|get".
   std::string FullName(ArgList args) const;
 
@@ -117,6 +141,12 @@ class CommandTable {
   void ForEach(Fn&& fn) const {
     for (const auto& spec : specs_) fn(spec);
   }
+  // Numbers every command and subcommand for per-command statistics; called once the
+  // table is complete (BuildCommandTable). stat_names()[id] is "get" or "config|get".
+  void AssignStatIds();
+  const std::vector<std::string>& stat_names() const { return stat_names_; }
+  // The stat id of "get" / "config|get" (lower case), or -1.
+  int64_t FindStatId(std::string_view full_name) const;
 
  private:
   static constexpr size_t kSlots = 1024;  // power of two, well above the command count
@@ -124,6 +154,7 @@ class CommandTable {
 
   std::deque<CommandSpec> specs_;  // stable addresses, survives moves
   std::array<const CommandSpec*, kSlots> slots_{};
+  std::vector<std::string> stat_names_;
 };
 
 // Every command family's rows. Each lives in the file that implements the family.
@@ -136,6 +167,9 @@ void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 void RegisterAuthCommands(CommandTable& table);
+void RegisterClientCommands(CommandTable& table);
+// SLOWLOG, LATENCY, MEMORY, OBJECT, DEBUG, FUNCTION: one file each (cmd_<name>.cc).
+void RegisterIntrospectionCommands(CommandTable& table);
 CommandTable BuildCommandTable();
 
 }  // namespace rc

@@ -1,6 +1,7 @@
 #include "shard/config.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "core/numbers.h"
@@ -163,6 +164,46 @@ std::vector<ConfigParam> MakeParams() {
                  c.notify_keyspace_events = flags;
                  return std::string();
                }});
+  p.push_back({"slowlog-log-slower-than", IntGetter(&Config::slowlog_log_slower_than),
+               IntSetter(&Config::slowlog_log_slower_than, -1, INT64_MAX)});
+  p.push_back({"slowlog-max-len", IntGetter(&Config::slowlog_max_len),
+               IntSetter(&Config::slowlog_max_len, 0, INT64_MAX)});
+  p.push_back({"latency-monitor-threshold", IntGetter(&Config::latency_monitor_threshold),
+               IntSetter(&Config::latency_monitor_threshold, 0, INT64_MAX)});
+  p.push_back({"latency-tracking",
+               [](const Config& c) { return std::string(c.latency_tracking ? "yes" : "no"); },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "yes" && l != "no") return std::string("argument must be 'yes' or 'no'");
+                 c.latency_tracking = l == "yes";
+                 return std::string();
+               }});
+  p.push_back({"latency-tracking-info-percentiles",
+               [](const Config& c) {
+                 std::string out;
+                 for (double d : c.latency_tracking_info_percentiles) {
+                   StrAppend(&out, out.empty() ? "" : " ", TrimmedDouble(d));
+                 }
+                 return out;
+               },
+               [](Config& c, std::string_view v) {
+                 auto parts = SplitArgs(v);
+                 if (!parts) return std::string("Invalid latency-tracking-info-percentiles parameters");
+                 std::vector<double> values;
+                 for (const std::string& part : *parts) {
+                   double d;
+                   if (!ParseDouble(part, &d)) {
+                     return std::string("Invalid latency-tracking-info-percentiles parameters");
+                   }
+                   if (d < 0 || d > 100) {
+                     return std::string("latency-tracking-info-percentiles parameters should "
+                                        "sit between [0.0,100.0]");
+                   }
+                   values.push_back(d);
+                 }
+                 c.latency_tracking_info_percentiles = std::move(values);
+                 return std::string();
+               }});
   p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
                [](Config& c, std::string_view v) {
                  std::string l = ToLower(v);
@@ -211,6 +252,17 @@ std::vector<ConfigParam> MakeParams() {
 }
 
 }  // namespace
+
+std::string TrimmedDouble(double d) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof(buf), "%f", d);
+  std::string s(buf, size_t(std::max(n, 0)));
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
 
 int Config::EffectiveThreads() const {
   if (threads > 0) return threads;

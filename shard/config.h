@@ -80,6 +80,13 @@ struct Config {
   enum ClientClass { kNormal = 0, kReplica = 1, kPubSub = 2, kClientClasses = 3 };
   OutputLimit output_limits[kClientClasses] = {
       {0, 0, 0}, {256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+  // Diagnostics (shard/introspection.h). Microseconds; -1 logs nothing, 0 everything.
+  Tunable<int64_t> slowlog_log_slower_than = 10000;
+  Tunable<int64_t> slowlog_max_len = 128;
+  Tunable<int64_t> latency_monitor_threshold = 0;  // milliseconds; 0 = off
+  Tunable<int64_t> latency_tracking = 1;           // per-command latency histograms
+  // INFO latencystats' percentiles; under config_mu like every string.
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;
 
@@ -109,6 +116,9 @@ const ConfigParam* FindConfigParam(std::string_view name);
 // values. False with the OS's reason on failure.
 bool RewriteConfigFile(const Config& config, std::string* error);
 std::string UsageText();
+
+// Redis's "%f" with trailing zeros (and a bare '.') trimmed: 50 -> "50", 99.9 -> "99.9".
+std::string TrimmedDouble(double d);
 
 // Redis's memory units: 1k = 1000, 1kb = 1024, and so on.
 bool ParseMemory(std::string_view s, int64_t* out);

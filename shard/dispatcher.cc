@@ -9,6 +9,8 @@
 #include "shard/errors.h"
 #include "shard/owned_args.h"
 #include "shard/reply_sink.h"
+#include "shard/server_state.h"
+#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -48,37 +50,96 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   return false;
 }
 
+void Dispatcher::Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
+                        std::string_view error) const {
+  if (stat_id >= 0) self.command_stats().Rejected(uint32_t(stat_id));
+  self.command_stats().ErrorReply(error);
+  reply.Error(error);
+}
+
+bool Dispatcher::Paused(ArgList args) const {
+  ClientPause& pause = server_.introspect.pause;
+  int64_t now_ms = server_.clock->NowUnixMillis();
+  if (!pause.Active(now_ms)) {
+    pause.ClearIfExpired(now_ms);
+    return false;
+  }
+  const CommandSpec* spec = table_.Find(args[0]);
+  return pause.Holds(spec != nullptr ? spec->flags : 0, now_ms);
+}
+
+void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
+                        uint64_t ns, const std::string& out, size_t from) const {
+  CountCommand(thread.command_stats(), stat_id, ns, out, from,
+               server_.config.latency_tracking.get() != 0);
+  int64_t threshold_ms = server_.config.latency_monitor_threshold;
+  if (threshold_ms > 0 && int64_t(ns / 1'000'000) >= threshold_ms) {
+    server_.introspect.latency.Add((spec.flags & kCmdFast) ? "fast-command" : "command",
+                                   ns / 1'000'000, server_.clock->NowUnixMillis() / 1000);
+  }
+}
+
+void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const {
+  if (!SlowEnough(ns)) return;
+  server_.introspect.slowlog.Add(args, ns / 1000, server_.clock->NowUnixMillis() / 1000,
+                                 client.addr, client.name,
+                                 size_t(server_.config.slowlog_max_len.get()));
+}
+
+void Dispatcher::FeedMonitors(ShardThread& self, const ClientState& client,
+                              ArgList args) const {
+  auto line = std::make_shared<const std::string>(
+      MonitorLine(server_.clock->NowUnixMicros(), client.addr, args));
+  for (uint32_t t = 0; t < shards_.size(); ++t) {
+    auto deliver = [shards = &shards_, t, line] {
+      for (const auto& [id, monitor] : shards->thread(t).clients().monitors()) {
+        monitor->Push(*line);
+      }
+    };
+    if (t == self.id()) {
+      deliver();
+    } else {
+      self.Post(t, deliver);
+    }
+  }
+}
+
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
                           ReplyBuilder& reply, ArgList args) const {
   ++self.stats().commands_processed;
-  // A refused command also dooms the transaction being queued, as in Redis.
-  auto refuse = [&client, &reply](std::string_view error) {
+  // A refused command also dooms the transaction being queued, as in Redis; it counts as
+  // rejected (stat_id >= 0) and in errorstats.
+  auto refuse = [&](int64_t stat_id, std::string_view error) {
     if (client.multi) client.multi->aborted = true;
-    reply.Error(error);
+    Reject(self, stat_id, reply, error);
   };
   const CommandSpec* spec = table_.Find(args[0]);
-  if (spec == nullptr) return refuse(UnknownCommandError(args));
-  if (!spec->ArityOk(args.size())) return refuse(WrongArityError(spec->name));
+  if (spec == nullptr) return refuse(-1, UnknownCommandError(args));
+  uint32_t stat_id = spec->stat_id;
+  client.last_cmd = stat_id;
+  if (!spec->ArityOk(args.size())) return refuse(stat_id, WrongArityError(spec->name));
   if (!spec->subcommands.empty() && args.size() >= 2) {
-    const std::pair<std::string, int>* sub = nullptr;
-    for (const auto& s : spec->subcommands) {
-      if (EqualsIgnoreCase(s.first, args[1])) sub = &s;
-    }
-    if (sub == nullptr) {
+    int sub = spec->FindSubcommand(args[1]);
+    if (sub < 0) {
       std::string upper = spec->name;
       for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-      return refuse(StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ",
-                           upper, " HELP."));
+      return refuse(-1, StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ",
+                               upper, " HELP."));
     }
-    int arity = sub->second;
+    stat_id = spec->sub_stat_ids[size_t(sub)];
+    client.last_cmd = stat_id;
+    int arity = spec->subcommands[size_t(sub)].second;
     if (arity >= 0 ? args.size() != size_t(arity) : args.size() < size_t(-arity)) {
-      return refuse(WrongArityError(spec->FullName(args)));
+      return refuse(stat_id, WrongArityError(spec->FullName(args)));
     }
   }
   // After the name and arity checks, as Redis: an unknown command is reported as such.
-  if (!(spec->flags & kCmdNoAuth) && AuthRequired(server_, client)) return refuse(err::kNoAuth);
+  if (!(spec->flags & kCmdNoAuth) && AuthRequired(server_, client)) {
+    return refuse(stat_id, err::kNoAuth);
+  }
   if (client.Subscriptions() > 0 && !client.resp3 && !(spec->flags & kCmdSubscribeOk)) {
-    return refuse(StrCat("ERR Can't execute '", spec->FullName(args),
+    return refuse(stat_id,
+                  StrCat("ERR Can't execute '", spec->FullName(args),
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                          "allowed in this context"));
   }
@@ -87,7 +148,14 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     reply.SimpleString("QUEUED");
     return;
   }
-  if (spec->on_shard != nullptr && spec->first_key > 0) {
+  // As Redis, admin commands are not shown to monitors (they may carry secrets).
+  if (server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
+      !(spec->flags & kCmdAdmin)) {
+    FeedMonitors(self, client, args);
+  }
+  // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
+  // MEMORY STATS) names no key and runs on the connection's thread.
+  if (spec->on_shard != nullptr && spec->first_key > 0 && int(args.size()) > spec->first_key) {
     int last = spec->last_key < 0 ? int(args.size()) + spec->last_key : spec->last_key;
     if (last >= int(args.size())) last = int(args.size()) - 1;
     uint32_t owner = shards_.ShardOf(args[spec->first_key]);
@@ -96,60 +164,75 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
       one_shard = shards_.ShardOf(args[i]) == owner;
     }
     if (one_shard) {
-      if (owner != self.id()) return RunRemote(self, owner, *spec, sink, client.resp3, args);
+      if (owner != self.id()) return RunRemote(self, owner, *spec, stat_id, client, sink, args);
       Shard& shard = self.shard();
       if (shard.locks().Idle()) {
         ShardCmd cmd{shard, args, reply, server_};
-        return spec->on_shard(cmd);
+        return Timed(self, client, *spec, stat_id, args, reply, [&] { spec->on_shard(cmd); });
       }
       // A multi-shard command holds or awaits some keys here: check ours.
       uint64_t slot = sink.Defer();
       ReplySink* reply_to = &sink;
-      RunWhenFree(shard, *spec, std::make_unique<OwnedArgs>(args), client.resp3,
-                  [reply_to, slot](std::string out) { reply_to->Fulfill(slot, std::move(out)); });
+      ClientState* who = &client;
+      RunWhenFree(self, *spec, stat_id, std::make_unique<OwnedArgs>(args), client.resp3,
+                  [this, reply_to, who, slot](std::string out, uint64_t ns,
+                                              std::unique_ptr<OwnedArgs> slow) {
+                    if (slow) MaybeSlowLog(*who, slow->view(), ns);
+                    reply_to->Fulfill(slot, std::move(out));
+                  });
       return;
     }
   }
   CoordCmd cmd{self, shards_, server_, client, sink, table_, args, reply};
-  spec->on_coord(cmd);
+  Timed(self, client, *spec, stat_id, args, reply, [&] { spec->on_coord(cmd); });
 }
 
-void Dispatcher::RunWhenFree(Shard& shard, const CommandSpec& spec,
+void Dispatcher::RunWhenFree(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
                              std::unique_ptr<OwnedArgs> owned, bool resp3,
-                             absl::AnyInvocable<void(std::string)> deliver) const {
+                             Deliver deliver) const {
   // Keys view owned's buffer, which stays put when `owned` moves into the task.
-  KeyLocks& locks = shard.locks();
+  KeyLocks& locks = thread.shard().locks();
   KeyLocks::Keys keys;
   if (!locks.Idle()) keys = spec.KeysOf(owned->view());
-  const ServerState* server = &server_;
-  ShardHandler handler = spec.on_shard;
-  auto run = [&shard, server, handler, resp3, owned = std::move(owned),
+  auto run = [this, &thread, &spec, stat_id, resp3, owned = std::move(owned),
               deliver = std::move(deliver)]() mutable {
     std::string out;
     ReplyBuilder rb(&out, resp3);
-    ShardCmd cmd{shard, owned->view(), rb, *server};
-    handler(cmd);
-    deliver(std::move(out));
+    ShardCmd cmd{thread.shard(), owned->view(), rb, server_};
+    uint64_t start = CycleClock::Now();
+    spec.on_shard(cmd);
+    uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    // Counted here, on the thread where it ran. The slow log wants the client, which only
+    // the connection's thread may read, so a slow command's arguments travel back.
+    Record(thread, spec, stat_id, ns, out, 0);
+    bool slow = SlowEnough(ns) && !(spec.flags & kCmdSkipSlowlog);
+    deliver(std::move(out), ns, slow ? std::move(owned) : nullptr);
   };
   if (locks.Idle() || locks.MayRun(keys, false)) return run();
   locks.Enqueue(std::move(keys), false, std::move(run));
 }
 
 void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec,
-                           ReplySink& sink, bool resp3, ArgList args) const {
+                           uint32_t stat_id, ClientState& client, ReplySink& sink,
+                           ArgList args) const {
   ++self.stats().remote_commands;
   uint64_t slot = sink.Defer();
   const uint32_t home = self.id();
   ShardSet* shards = &shards_;
   const CommandSpec* command = &spec;
   ReplySink* reply_to = &sink;
-  self.Post(owner, [this, shards, command, owner, home, slot, reply_to, resp3,
+  ClientState* who = &client;
+  const bool resp3 = client.resp3;
+  self.Post(owner, [this, shards, command, stat_id, owner, home, slot, reply_to, who, resp3,
                     owned = std::make_unique<OwnedArgs>(args)]() mutable {
     ShardThread& there = shards->thread(owner);
-    RunWhenFree(there.shard(), *command, std::move(owned), resp3,
-                [&there, home, reply_to, slot](std::string out) {
-                  // reply_to is dereferenced only back on the connection's own thread.
-                  there.Post(home, [reply_to, slot, out = std::move(out)]() mutable {
+    RunWhenFree(there, *command, stat_id, std::move(owned), resp3,
+                [this, &there, home, reply_to, who, slot](std::string out, uint64_t ns,
+                                                          std::unique_ptr<OwnedArgs> slow) {
+                  // reply_to and who are dereferenced only back on the connection's thread.
+                  there.Post(home, [this, reply_to, who, slot, ns, slow = std::move(slow),
+                                    out = std::move(out)]() mutable {
+                    if (slow) MaybeSlowLog(*who, slow->view(), ns);
                     reply_to->Fulfill(slot, std::move(out));
                   });
                 });

@@ -14,7 +14,9 @@
 #include "absl/functional/any_invocable.h"
 #include "shard/command.h"
 #include "shard/owned_args.h"
+#include "shard/server_state.h"
 #include "shard/shard_set.h"
+#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -34,15 +36,51 @@ class Dispatcher {
   // ReplySink::Resume.
   bool MustWait(const ClientState& client, ArgList args) const;
 
+  // Connection's thread, before Dispatch: true while CLIENT PAUSE holds this command;
+  // the connection then parks until the pause ends. One relaxed load when none is set.
+  bool MustPause(ArgList args) const {
+    return server_.introspect.pause.Requested() && Paused(args);
+  }
+
   const CommandTable& table() const { return table_; }
 
  private:
-  void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, ReplySink& sink,
-                 bool resp3, ArgList args) const;
+  // Gets the reply bytes, the command's run time and, when it was slow enough for the
+  // slow log, its arguments; on the thread that ran it.
+  using Deliver = absl::AnyInvocable<void(std::string, uint64_t, std::unique_ptr<OwnedArgs>)>;
+
+  // `client` is read on the connection's thread only (its resp3, and for the slow log).
+  void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, uint32_t stat_id,
+                 ClientState& client, ReplySink& sink, ArgList args) const;
   // On the shard's thread: runs the command now, or once multi-shard commands have released
-  // its keys; `deliver` gets the reply bytes on this thread.
-  void RunWhenFree(Shard& shard, const CommandSpec& spec, std::unique_ptr<OwnedArgs> owned,
-                   bool resp3, absl::AnyInvocable<void(std::string)> deliver) const;
+  // its keys; `deliver` gets the reply on this thread.
+  void RunWhenFree(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
+                   std::unique_ptr<OwnedArgs> owned, bool resp3, Deliver deliver) const;
+  // Runs `handler` on the connection's thread between one pair of clock reads and counts
+  // it: calls, time, failure (the reply it appended starts with an error), latency, slow
+  // log. Commands that fan out are timed for their synchronous part only.
+  template <typename Handler>
+  void Timed(ShardThread& self, ClientState& client, const CommandSpec& spec, uint32_t stat_id,
+             ArgList args, ReplyBuilder& reply, Handler&& handler) const {
+    size_t from = reply.out()->size();
+    uint64_t start = CycleClock::Now();
+    handler();
+    uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    Record(self, spec, stat_id, ns, *reply.out(), from);
+    if (SlowEnough(ns) && !(spec.flags & kCmdSkipSlowlog)) MaybeSlowLog(client, args, ns);
+  }
+  void Record(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id, uint64_t ns,
+              const std::string& out, size_t from) const;
+  bool SlowEnough(uint64_t ns) const {
+    int64_t threshold_us = server_.config.slowlog_log_slower_than;
+    return threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us;
+  }
+  void MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const;
+  void Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
+              std::string_view error) const;
+  bool Paused(ArgList args) const;
+  // MONITOR: sends the command's line to every monitoring client, each on its thread.
+  void FeedMonitors(ShardThread& self, const ClientState& client, ArgList args) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

@@ -19,8 +19,10 @@
 
 namespace rc {
 
+// As FanOut, but `work(thread, i)` gets the whole ShardThread: for per-thread state that is
+// not the keyspace (connections, command statistics). Same rules: only the owner runs it.
 template <typename T, typename Work, typename Done>
-void FanOut(ShardThread& self, ShardSet& set, const std::vector<uint32_t>& targets, Work work,
+void FanOutThreads(ShardThread& self, ShardSet& set, const std::vector<uint32_t>& targets, Work work,
             Done done) {
   struct State {
     std::vector<T> results;
@@ -43,7 +45,7 @@ void FanOut(ShardThread& self, ShardSet& set, const std::vector<uint32_t>& targe
     }
     self.Post(target, [shards, target, home, i, state, work]() mutable {
       ShardThread& there = shards->thread(target);
-      T result = work(there.shard(), i);
+      T result = work(there, i);
       there.Post(home, [state = std::move(state), i, result = std::move(result)]() mutable {
         state->results[i] = std::move(result);
         state->Arrived();
@@ -51,9 +53,17 @@ void FanOut(ShardThread& self, ShardSet& set, const std::vector<uint32_t>& targe
     });
   }
   if (local < targets.size()) {
-    state->results[local] = work(self.shard(), local);
+    state->results[local] = work(self, local);
     state->Arrived();
   }
+}
+
+template <typename T, typename Work, typename Done>
+void FanOut(ShardThread& self, ShardSet& set, const std::vector<uint32_t>& targets, Work work,
+            Done done) {
+  FanOutThreads<T>(
+      self, set, targets, [work](ShardThread& t, size_t i) { return work(t.shard(), i); },
+      std::move(done));
 }
 
 // Every shard, 0..n-1.

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "shard/config.h"
+#include "shard/introspection.h"
 #include "timers/clock.h"
 
 namespace rc {
@@ -39,6 +40,8 @@ struct ServerState {
   // Frees large values handed over by shard threads; outlives them. Null in tests that
   // build shards without one: values are then freed inline.
   ThreadPool* lazyfree = nullptr;
+  // SLOWLOG, LATENCY and CLIENT PAUSE state, shared by every thread.
+  Introspection introspect;
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

@@ -15,6 +15,7 @@
 
 #include "absl/random/random.h"
 #include "core/entry_table.h"
+#include "shard/command_stats.h"
 #include "shard/key_locks.h"
 #include "shard/pubsub.h"
 #include "shard/stats.h"
@@ -120,6 +121,9 @@ class Shard {
   ShardStats& stats() { return stats_; }
   // Counters of the thread that owns this shard (connections, commands, bytes).
   ThreadStats& thread_stats() { return *thread_stats_; }
+  // Per-command statistics of the owning thread (commands EXEC runs here count in them).
+  CommandStats& command_stats() { return *command_stats_; }
+  void set_command_stats(CommandStats* s) { command_stats_ = s; }
   absl::BitGen& rng() { return rng_; }
   // Background work for an idle loop turn: finish an in-progress resize a bit at a time.
   bool Housekeep();
@@ -160,6 +164,7 @@ class Shard {
 
   uint32_t id_;
   ThreadStats* thread_stats_;
+  CommandStats* command_stats_ = nullptr;
   const ServerState* server_;
   EntryTable table_;
   TtlHeap ttl_;

@@ -10,6 +10,8 @@
 #include <vector>
 
 #include "core/key_slot.h"
+#include "shard/client_registry.h"
+#include "shard/command_stats.h"
 #include "shard/mailbox.h"
 #include "shard/notify.h"
 #include "shard/shard.h"
@@ -22,12 +24,17 @@ class ShardThread {
   ShardThread(uint32_t id, size_t threads, const ServerState* server)
       : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
     shard_.set_expiry_listener(&events_);
+    shard_.set_command_stats(&command_stats_);
   }
 
   uint32_t id() const { return id_; }
   // Owner thread only.
   Shard& shard() { return shard_; }
   ThreadStats& stats() { return stats_; }
+  // Per-command calls, time, errors and latency of commands that ran on this thread.
+  CommandStats& command_stats() { return command_stats_; }
+  // This thread's connections (CLIENT LIST, KILL).
+  ClientRegistry& clients() { return clients_; }
   // Keyspace events raised on this thread, published once per loop turn.
   ExpiredEvents& events() { return events_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn.
@@ -42,6 +49,8 @@ class ShardThread {
  private:
   uint32_t id_;
   ThreadStats stats_;
+  CommandStats command_stats_;
+  ClientRegistry clients_;
   Shard shard_;
   ExpiredEvents events_;
   Outbox outbox_;

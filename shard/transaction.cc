@@ -10,7 +10,9 @@
 #include "shard/fanout.h"
 #include "shard/multi_shard.h"
 #include "shard/reply_sink.h"
+#include "shard/server_state.h"
 #include "shard/shard_set.h"
+#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -228,7 +230,13 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       ReplyBuilder rb(s.inline_out(), client->resp3);
       CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
       client->exec_nested = true;
+      size_t from = s.inline_out()->size();
+      uint64_t start = CycleClock::Now();
       queued[i].spec->on_coord(c);
+      // Counted as Redis counts commands inside EXEC (its synchronous part, as outside).
+      CountCommand(self->command_stats(), queued[i].spec->StatIdFor(queued[i].args->view()),
+                   CycleClock::ToNanos(CycleClock::Now() - start), *s.inline_out(), from,
+                   server->config.latency_tracking.get() != 0);
       client->exec_nested = false;
       if (!s.Started()) return;
       replies[i] = s.TakeReply();
@@ -241,7 +249,12 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     std::string out;
     ReplyBuilder rb(&out, resp3);
     ShardCmd c{shard, q.args->view(), rb, *server};
+    uint64_t start = CycleClock::Now();
     q.spec->on_shard(c);
+    // On the shard's thread: counted where it ran, as outside MULTI.
+    CountCommand(shard.command_stats(), q.spec->StatIdFor(q.args->view()),
+                 CycleClock::ToNanos(CycleClock::Now() - start), out, 0,
+                 server->config.latency_tracking.get() != 0);
     return out;
   }
 

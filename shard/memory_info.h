@@ -1,0 +1,46 @@
+#pragma once
+// Process-wide memory figures for INFO memory and MEMORY STATS / DOCTOR.
+
+#include <malloc.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "absl/strings/str_format.h"
+#include "core/strings.h"
+
+namespace rc {
+
+inline uint64_t RssBytes();
+
+// What the allocator holds for the process: glibc's own accounting across every arena
+// (small chunks in use plus mmapped large ones). Any thread; walks the arenas. An
+// allocator that replaces glibc's (sanitizer builds) reports nothing there: RSS then.
+inline uint64_t UsedMemory() {
+  struct mallinfo2 mi = mallinfo2();
+  uint64_t used = mi.uordblks + mi.hblkhd;
+  return used > 0 ? used : RssBytes();
+}
+
+inline uint64_t RssBytes() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (f == nullptr) return 0;
+  unsigned long pages_total = 0, pages_rss = 0;
+  int n = std::fscanf(f, "%lu %lu", &pages_total, &pages_rss);
+  std::fclose(f);
+  return n == 2 ? uint64_t(pages_rss) * uint64_t(sysconf(_SC_PAGESIZE)) : 0;
+}
+
+// Redis's bytesToHuman.
+inline std::string HumanBytes(uint64_t n) {
+  double d = double(n);
+  if (n < 1024) return StrCat(n, "B");
+  if (n < (1ULL << 20)) return absl::StrFormat("%.2fK", d / 1024);
+  if (n < (1ULL << 30)) return absl::StrFormat("%.2fM", d / (1 << 20));
+  if (n < (1ULL << 40)) return absl::StrFormat("%.2fG", d / (1ULL << 30));
+  return absl::StrFormat("%.2fT", d / (1ULL << 40));
+}
+
+}  // namespace rc

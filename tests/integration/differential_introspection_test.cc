@@ -1,0 +1,202 @@
+// Introspection commands against redis-server 7.0.15, reply for reply: OBJECT, MEMORY
+// USAGE errors, SLOWLOG/LATENCY/CLIENT/FUNCTION argument errors, the new CONFIG settings,
+// and which INFO sections each selector returns (values differ, names and order must not).
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tests/integration/fixtures.h"
+
+namespace rc::it {
+namespace {
+
+class DiffIntrospectionTest : public DiffTest {
+ protected:
+  // The "# Section" headers of INFO <args> on one server, in order.
+  static std::vector<std::string> Sections(Client& c, const Args& args) {
+    Client::ReplyPtr r = c.RawCmd(args);
+    EXPECT_TRUE(r && r->type == REDIS_REPLY_STRING) << Describe(args);
+    std::vector<std::string> out;
+    if (!r || r->type != REDIS_REPLY_STRING) return out;
+    std::string text(r->str, r->len);
+    size_t pos = 0;
+    while ((pos = text.find("# ", pos)) != std::string::npos) {
+      if (pos == 0 || text[pos - 1] == '\n') out.push_back(text.substr(pos, text.find('\r', pos) - pos));
+      pos += 2;
+    }
+    return out;
+  }
+};
+
+TEST_P(DiffIntrospectionTest, InfoSectionSelectors) {
+  const std::vector<Args> selectors = {
+      {"INFO"},          {"INFO", "default"},        {"INFO", "all"},
+      {"INFO", "everything"}, {"INFO", "server", "clients"}, {"INFO", "CPU"},
+      {"INFO", "commandstats", "cpu"}, {"INFO", "default", "commandstats"},
+      {"INFO", "Keyspace"}, {"INFO", "errorstats"}, {"INFO", "latencystats"},
+      {"INFO", "modules"},  {"INFO", "cluster"},  {"INFO", "bogus"}};
+  rcc_->Cmd({"GET", "k"});
+  redisc_->Cmd({"GET", "k"});
+  for (const Args& args : selectors) {
+    EXPECT_EQ(Sections(*rcc_, args), Sections(*redisc_, args)) << Describe(args);
+  }
+  Same({"INFO", "bogus"});
+  Same({"INFO", "cluster"});
+}
+
+TEST_P(DiffIntrospectionTest, ObjectEncodingAndErrors) {
+  Script({{"SET", "i", "12345"},
+          {"SET", "neg", "-42"},
+          {"SET", "lead", "007"},
+          {"SET", "negzero", "-0"},
+          {"SET", "plus", "+5"},
+          {"SET", "big", "99999999999999999999"},
+          {"SET", "max", "9223372036854775807"},
+          {"SET", "short", "hello"},
+          {"SET", "e44", std::string(44, 'x')},
+          {"SET", "e45", std::string(45, 'x')},
+          {"ZADD", "zs", "1", "a", "2", "b"},
+          {"ZADD", "zlong", "1", std::string(65, 'm')},
+          {"ZADD", "z64", "1", std::string(64, 'm')}});
+  for (const char* k : {"i", "neg", "lead", "negzero", "plus", "big", "max", "short", "e44",
+                        "e45", "zs", "zlong", "z64", "missing"}) {
+    Same({"OBJECT", "ENCODING", k});
+  }
+  Args zadd = {"ZADD", "zbig"};
+  for (int i = 0; i < 129; ++i) {
+    zadd.push_back(std::to_string(i));
+    zadd.push_back("m" + std::to_string(i));
+  }
+  Same(zadd);
+  Same({"OBJECT", "ENCODING", "zbig"});
+  Script({{"SET", "small", "100"},
+          {"OBJECT", "REFCOUNT", "small"},
+          {"OBJECT", "REFCOUNT", "i"},
+          {"OBJECT", "REFCOUNT", "short"},
+          {"OBJECT", "REFCOUNT", "missing"},
+          {"OBJECT", "FREQ", "i"},
+          {"OBJECT", "FREQ", "missing"},
+          {"OBJECT", "IDLETIME", "missing"},
+          {"OBJECT", "ENCODING"},
+          {"OBJECT", "ENCODING", "a", "b"},
+          {"OBJECT", "FOO", "k"},
+          {"OBJECT", "HELP"},
+          {"OBJECT"}});
+}
+
+TEST_P(DiffIntrospectionTest, MemoryUsageArguments) {
+  Script({{"SET", "k", "v"},
+          {"MEMORY", "USAGE", "missing"},
+          {"MEMORY", "USAGE", "k", "SAMPLES"},
+          {"MEMORY", "USAGE", "k", "SAMPLES", "x"},
+          {"MEMORY", "USAGE", "k", "BOGUS"},
+          {"MEMORY", "USAGE"},
+          {"MEMORY", "STATS", "x"},
+          {"MEMORY", "FOO"}});
+  Client::ReplyPtr r = rcc_->RawCmd({"MEMORY", "USAGE", "k", "SAMPLES", "0"});
+  ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER);
+  EXPECT_GT(r->integer, 2);
+}
+
+TEST_P(DiffIntrospectionTest, SlowlogLatencyFunctionArguments) {
+  Script({{"SLOWLOG", "GET", "abc"},
+          {"SLOWLOG", "GET", "-5"},
+          {"SLOWLOG", "RESET"},
+          {"SLOWLOG", "LEN", "x"},
+          {"SLOWLOG", "HELP"},
+          {"SLOWLOG", "FOO"},
+          {"LATENCY", "RESET"},
+          {"LATENCY", "LATEST"},
+          {"LATENCY", "FOO"},
+          {"LATENCY", "HISTOGRAM", "nosuchcommand"},
+          {"FUNCTION", "LIST"},
+          {"FUNCTION", "FLUSH"},
+          {"FUNCTION", "FLUSH", "ASYNC"},
+          {"FUNCTION", "FLUSH", "SYNC"},
+          {"FUNCTION", "FLUSH", "bogus"},
+          // Redis lists pattern matches in hash order: ask for each name.
+          {"CONFIG", "GET", "slowlog-log-slower-than"},
+          {"CONFIG", "GET", "slowlog-max-len"},
+          {"CONFIG", "GET", "latency-monitor-threshold"},
+          {"CONFIG", "GET", "latency-tracking"},
+          {"CONFIG", "SET", "slowlog-log-slower-than", "-2"},
+          {"CONFIG", "SET", "slowlog-max-len", "-1"},
+          {"CONFIG", "SET", "latency-tracking-info-percentiles", "50 abc"},
+          {"CONFIG", "SET", "latency-tracking-info-percentiles", "50 101"},
+          {"CONFIG", "SET", "latency-tracking-info-percentiles", "50.5 99.99"},
+          {"CONFIG", "GET", "latency-tracking-info-percentiles"},
+          {"CONFIG", "SET", "slowlog-max-len", "5"},
+          {"CONFIG", "GET", "slowlog-max-len"}});
+}
+
+TEST_P(DiffIntrospectionTest, ClientArgumentErrors) {
+  Script({{"CLIENT", "LIST", "TYPE", "bogus"},
+          {"CLIENT", "LIST", "ID", "abc"},
+          {"CLIENT", "LIST", "ID", "0"},
+          {"CLIENT", "LIST", "ID", "-5", "999999"},
+          {"CLIENT", "LIST", "FOO"},
+          {"CLIENT", "KILL", "1.2.3.4:5"},
+          {"CLIENT", "KILL", "ID", "0"},
+          {"CLIENT", "KILL", "ID", "abc"},
+          {"CLIENT", "KILL", "ID", "999999"},
+          {"CLIENT", "KILL", "TYPE", "bogus"},
+          {"CLIENT", "KILL", "TYPE", "pubsub"},
+          {"CLIENT", "KILL", "USER", "nosuchuser"},
+          {"CLIENT", "KILL", "SKIPME", "maybe"},
+          {"CLIENT", "KILL", "ADDR"},
+          {"CLIENT", "KILL", "BOGUS", "x"},
+          {"CLIENT", "KILL", "ADDR", "1.2.3.4:5", "SKIPME", "yes"},
+          {"CLIENT", "PAUSE", "abc"},
+          {"CLIENT", "PAUSE", "-1"},
+          {"CLIENT", "PAUSE", "10", "bogus"},
+          {"CLIENT", "PAUSE"},
+          {"CLIENT", "UNPAUSE"},
+          {"CLIENT", "UNPAUSE", "x"},
+          {"CLIENT", "NO-EVICT", "maybe"},
+          {"CLIENT", "NO-EVICT", "on"},
+          {"CLIENT", "NO-EVICT", "OFF"},
+          {"CLIENT", "REPLY", "maybe"},
+          {"CLIENT", "REPLY", "ON"},
+          {"CLIENT", "GETREDIR"}});
+}
+
+// Redis's command stats for rejected and failed calls; the values that are timings differ,
+// so only the counters are compared.
+TEST_P(DiffIntrospectionTest, CommandStatsCounters) {
+  const std::vector<Args> cmds = {
+      {"CONFIG", "RESETSTAT"}, {"SET", "k", "v"}, {"GET", "k"},     {"GET"},
+      {"INCR", "k"},           {"CONFIG", "FOO"}, {"CONFIG", "GET"}, {"NOSUCH"},
+      {"ZADD", "k", "1", "a"}, {"GET", "k"},      {"CLIENT", "PAUSE", "1", "bogus"},
+      // Commands inside EXEC count as calls of their own; a queued one that is refused
+      // counts as rejected.
+      {"MULTI"}, {"SET", "t", "1"}, {"INCR", "t"}, {"ZADD", "t", "1", "a"}, {"CONFIG", "GET", "port"},
+      {"EXEC"}, {"MULTI"}, {"GET"}, {"EXEC"}};
+  auto counters = [](Client& c) {
+    Client::ReplyPtr r = c.RawCmd({"INFO", "commandstats"});
+    std::string text(r->str, r->len);
+    // cmdstat_x:calls=N,usec=N,usec_per_call=N,rejected_calls=N,failed_calls=N
+    std::regex line(R"(cmdstat_([^:]+):calls=(\d+),usec=\d+,usec_per_call=[\d.]+,rejected_calls=(\d+),failed_calls=(\d+))");
+    std::set<std::string> out;
+    for (std::sregex_iterator it(text.begin(), text.end(), line), end; it != end; ++it) {
+      if ((*it)[1] == "info") continue;
+      out.insert(absl::StrCat((*it)[1].str(), " ", (*it)[2].str(), " ", (*it)[3].str(), " ",
+                              (*it)[4].str()));
+    }
+    return out;
+  };
+  for (const Args& c : cmds) {
+    redisc_->Cmd(c);
+    rcc_->Cmd(c);
+  }
+  EXPECT_EQ(counters(*rcc_), counters(*redisc_));
+  Same({"INFO", "errorstats"});
+}
+
+INSTANTIATE_TEST_SUITE_P(Threads, DiffIntrospectionTest, ::testing::Values(1, 3), ThreadsName);
+
+}  // namespace
+}  // namespace rc::it
