@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -286,6 +287,16 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
     return nullptr;  // The destructor stops it.
   }
   p->port_ = ParseReadyPort(p->Output());
+  // The environment's engine must be the one that runs, or the epoll rerun tests nothing.
+  const char* engine = std::getenv("RINGCACHE_IO_ENGINE");
+  bool named = std::find(extra.begin(), extra.end(), "--io-engine") != extra.end();
+  if (engine != nullptr && *engine && !named &&
+      p->Output().find(absl::StrCat(" io=", engine, " ")) == std::string::npos) {
+    *error = absl::StrCat("RINGCACHE_IO_ENGINE=", engine, " but ringcache runs another engine:\n",
+                          p->Output());
+    p->report_exit_ = false;
+    return nullptr;
+  }
   return p;
 }
 
