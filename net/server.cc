@@ -44,6 +44,12 @@ Server::Server(const Config& config) : table_(BuildCommandTable()) {
 Server::~Server() {
   RequestShutdown();
   Wait();
+  {
+    // The signal thread may still be waking the reactors: let it finish, and let no later
+    // call start, before their wake fds close (a reused fd number would get the write).
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    remote_waker_.reset();
+  }
   reactors_.clear();
   for (int fd : listen_fds_) ::close(fd);
 }
@@ -137,12 +143,17 @@ bool Server::Start(std::string* error) {
 
 bool Server::StartReactors(IoEngine engine, std::string* error) {
   size_t n = listen_fds_.size();
+  std::unique_ptr<RemoteWaker> waker;
   if (engine == IoEngine::kUring) {
-    auto waker = std::make_unique<UringRemoteWaker>();
-    if (!waker->Init(error)) return false;
-    remote_waker_ = std::move(waker);
+    auto uring_waker = std::make_unique<UringRemoteWaker>();
+    if (!uring_waker->Init(error)) return false;
+    waker = std::move(uring_waker);
   } else {
-    remote_waker_ = std::make_unique<EpollRemoteWaker>();
+    waker = std::make_unique<EpollRemoteWaker>();
+  }
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    remote_waker_ = std::move(waker);
   }
   // What runs, for CONFIG GET io-engine and INFO; written before any reactor thread
   // exists, never after.
@@ -176,8 +187,11 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
     if (!e.empty()) {
       *error = e;
       Wait();
+      {
+        std::lock_guard<std::mutex> lock(wake_mu_);
+        remote_waker_.reset();
+      }
       reactors_.clear();
-      remote_waker_.reset();
       return false;
     }
   }
@@ -185,6 +199,7 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
 }
 
 void Server::WakeAll() {
+  std::lock_guard<std::mutex> lock(wake_mu_);
   if (remote_waker_) remote_waker_->WakeAll(shared_.wake_fds);
 }
 

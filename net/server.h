@@ -12,6 +12,7 @@
 
 #include <latch>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -60,6 +61,8 @@ class Server {
   ReactorShared shared_;
   std::vector<int> listen_fds_;  // one per reactor, closed after the reactors are gone
   // Wakes the reactors from threads without one; replaced only while no reactor runs.
+  // wake_mu_ keeps it (and the reactors' wake fds) alive while a WakeAll uses it.
+  std::mutex wake_mu_;
   std::unique_ptr<RemoteWaker> remote_waker_;
   std::vector<std::unique_ptr<Reactor>> reactors_;
   std::vector<std::thread> threads_;
