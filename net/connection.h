@@ -4,7 +4,8 @@
 //
 //   bytes ─▶ OnData ─▶ parser ─▶ Dispatcher ─┬▶ reply written inline to out_
 //                                            └▶ Defer(): slot, filled later by Fulfill()
-//   FlushSends (end of loop turn) ─▶ one SEND per connection with output
+//   FlushSends (end of loop turn) ─▶ one send per connection with output (whichever
+//   engine runs the reactor)
 //
 // Pipelined replies leave in request order: once any reply is pending, later inline
 // replies queue behind it in slots_ until the slots ahead of them are filled.
@@ -58,8 +59,8 @@ class Connection final : public ReplySink, public ClientHandle {
   void FinishSend();
 
   // Lifecycle. A connection may be asked to close while replies from other threads are
-  // still on their way and while ring operations still reference it; it is freed only
-  // once both are done.
+  // still on their way and while I/O operations (io_uring) still reference it; it is
+  // freed only once both are done.
   bool closing() const { return closing_; }
   void set_closing() { closing_ = true; }
   bool close_after_flush() const { return close_after_flush_; }
@@ -75,7 +76,9 @@ class Connection final : public ReplySink, public ClientHandle {
   }
   bool Freeable() const { return closing_ && pending_ops_ == 0 && outstanding_ == 0; }
   int& pending_ops() { return pending_ops_; }
+  // Engine bookkeeping: io_uring's multishot receive is armed; epoll watches EPOLLOUT.
   bool recv_armed = false;
+  bool out_armed = false;
   IdleHook idle;  // position in the reactor's idle list
   bool dirty = false;  // queued in the reactor's list of connections with output
 

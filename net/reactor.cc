@@ -3,12 +3,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
 
 #include "core/strings.h"
@@ -20,16 +18,7 @@ namespace rc::net {
 
 namespace {
 
-constexpr unsigned kRingEntries = 4096;
-// 128 × 16 KiB: enough for hundreds of busy connections per thread; pages are touched
-// only as the kernel fills them. A pipeline larger than one buffer simply arrives in
-// several completions.
-constexpr unsigned kBufCount = 128;
-constexpr size_t kBufSize = 16 * 1024;
-constexpr uint16_t kBufGroup = 0;
 const char kMaxClientsError[] = "-ERR max number of clients reached\r\n";
-
-uint64_t Tag(void* p, uint64_t kind) { return reinterpret_cast<uint64_t>(p) | kind; }
 
 // "ip:port" of either end of a socket, as CLIENT LIST's addr and laddr.
 std::string SocketAddress(int fd, bool peer) {
@@ -54,124 +43,43 @@ std::string SocketAddress(int fd, bool peer) {
 
 }  // namespace
 
+std::string_view IoEngineName(IoEngine engine) {
+  return engine == IoEngine::kEpoll ? "epoll" : "io_uring";
+}
+
+bool ParseIoEngine(std::string_view name, IoEngine* out) {
+  if (EqualsIgnoreCase(name, "io_uring")) {
+    *out = IoEngine::kUring;
+  } else if (EqualsIgnoreCase(name, "epoll")) {
+    *out = IoEngine::kEpoll;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string ErrnoText(int err) {
+  const char* name = strerrorname_np(err);
+  return StrCat(name != nullptr ? name : StrCat("errno ", err), " (", std::strerror(err), ")");
+}
+
 Reactor::Reactor(uint32_t id, int listen_fd, ReactorShared& shared)
     : id_(id), listen_fd_(listen_fd), shared_(shared), shards_(*shared.shards) {
   parser_limits_.max_bulk_len = shared.server->config.proto_max_bulk_len;
 }
 
-Reactor::~Reactor() {
-  conns_.clear();
-  if (ring_ready_) io_uring_queue_exit(&ring_);
-  if (buf_ring_ != nullptr) munmap(buf_ring_, buf_ring_bytes_);
-  if (buffers_ != nullptr) munmap(buffers_, size_t(kBufCount) * kBufSize);
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-}
-
-bool Reactor::Init(std::string* error) {
-  // Preferred: one thread submits to this ring and completions run only when it enters
-  // the kernel, in a batch (6.1+). Older kernels get the closest setup they accept.
-  const unsigned kFlagSets[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
-                                IORING_SETUP_COOP_TASKRUN, 0};
-  int ret = -EINVAL;
-  for (unsigned flags : kFlagSets) {
-    io_uring_params params{};
-    params.flags = flags;
-    ret = io_uring_queue_init_params(kRingEntries, &ring_, &params);
-    if (ret != -EINVAL) break;
-  }
-  if (ret < 0) {
-    *error = StrCat("io_uring_queue_init: ", std::strerror(-ret));
-    return false;
-  }
-  ring_ready_ = true;
-  return SetupBufferRing(error);
-}
-
-bool Reactor::SetupBufferRing(std::string* error) {
-  buf_ring_bytes_ = kBufCount * sizeof(io_uring_buf);
-  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE,
-                   MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if (mem == MAP_FAILED) {
-    *error = "mmap of the buffer ring failed";
-    return false;
-  }
-  buf_ring_ = static_cast<io_uring_buf_ring*>(mem);
-  io_uring_buf_ring_init(buf_ring_);
-  io_uring_buf_reg reg{};
-  reg.ring_addr = reinterpret_cast<uint64_t>(mem);
-  reg.ring_entries = kBufCount;
-  reg.bgid = kBufGroup;
-  int ret = io_uring_register_buf_ring(&ring_, &reg, 0);
-  if (ret < 0) {
-    *error = StrCat("io_uring_register_buf_ring: ", std::strerror(-ret));
-    return false;
-  }
-  void* bufs = mmap(nullptr, size_t(kBufCount) * kBufSize, PROT_READ | PROT_WRITE,
-                    MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
-  if (bufs == MAP_FAILED) {
-    *error = "mmap of receive buffers failed";
-    return false;
-  }
-  buffers_ = static_cast<char*>(bufs);
-  int mask = io_uring_buf_ring_mask(kBufCount);
-  for (unsigned i = 0; i < kBufCount; ++i) {
-    io_uring_buf_ring_add(buf_ring_, buffers_ + size_t(i) * kBufSize, kBufSize, i, mask, i);
-  }
-  io_uring_buf_ring_advance(buf_ring_, kBufCount);
-  return true;
-}
-
-io_uring_sqe* Reactor::GetSqe() {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  while (sqe == nullptr) {
-    // The submission queue is full: hand it to the kernel and take a fresh slot.
-    io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
-  }
-  return sqe;
-}
-
-void Reactor::ArmAccept() {
-  io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_multishot_accept(sqe, listen_fd_, nullptr, nullptr, 0);
-  io_uring_sqe_set_data64(sqe, kAccept);
-}
-
-void Reactor::ArmRecv(Connection* c) {
-  io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_recv_multishot(sqe, c->fd(), nullptr, 0, 0);
-  sqe->flags |= IOSQE_BUFFER_SELECT;
-  sqe->buf_group = kBufGroup;
-  io_uring_sqe_set_data64(sqe, Tag(c, kRecv));
-  c->recv_armed = true;
-  ++c->pending_ops();
-}
-
-void Reactor::Wake(uint32_t dest) {
-  if (dest == id_) return;
-  io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_msg_ring(sqe, shared_.ring_fds[dest], 0, kWake, 0);
-  sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
-  io_uring_sqe_set_data64(sqe, kIgnore);
-}
+Reactor::~Reactor() { conns_.clear(); }
 
 void Reactor::Run() {
   ShardThread& self = shard_thread();
   self.shard().thread_check().Bind();
-  ArmAccept();
+  StartAccepting();
   now_ns_ = next_cron_ns_ = MonotonicNanos();
   while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
     // One clock read per turn: idle bookkeeping and the cron only need milliseconds.
     now_ns_ = MonotonicNanos();
     self.RunInbox();
-
-    unsigned head, seen = 0;
-    io_uring_cqe* cqe;
-    io_uring_for_each_cqe(&ring_, head, cqe) {
-      HandleCompletion(cqe);
-      ++seen;
-    }
-    io_uring_cq_advance(&ring_, seen);
+    HandleEvents();
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
     if (!parked_.empty()) UnparkIfUnpaused();
@@ -180,23 +88,19 @@ void Reactor::Run() {
       // Replies of this turn leave before the expiry work, so a mass expiry delays no
       // request by more than one expiry budget.
       FlushAll();
-      io_uring_submit(&ring_);
+      Submit();
       more_housekeeping |= ExpireStep();
     }
     FlushAll();
 
-    if (more_housekeeping || self.inbox().HasWork() || io_uring_cq_ready(&ring_) > 0 ||
+    if (more_housekeeping || self.inbox().HasWork() || EventsPending() ||
         !self.inbox().PrepareToSleep()) {
-      // Not sleeping, but completions must still come in: with DEFER_TASKRUN the kernel
-      // only runs a ring's pending work (finished receives, accepts) when asked to
-      // get events, so a plain submit would starve the network while we are busy.
-      io_uring_submit_and_get_events(&ring_);
+      // Not sleeping, but I/O must still come in while we are busy.
+      Poll(0);
       continue;
     }
     // Sleep until the cron tick or the next key's deadline, whichever is first.
-    int64_t wait_ns = std::max<int64_t>(std::min(next_cron_ns_ - now_ns_, NanosToNextDeadline()), 0);
-    __kernel_timespec ts{wait_ns / 1'000'000'000, wait_ns % 1'000'000'000};
-    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    Poll(std::max<int64_t>(std::min(next_cron_ns_ - now_ns_, NanosToNextDeadline()), 0));
     self.inbox().Awake();
   }
   for (auto& c : conns_) {
@@ -275,29 +179,7 @@ void Reactor::CloseIdle(int64_t now_ms) {
   }
 }
 
-void Reactor::HandleCompletion(io_uring_cqe* cqe) {
-  uint64_t data = io_uring_cqe_get_data64(cqe);
-  uint64_t kind = data & kKindMask;
-  auto* conn = reinterpret_cast<Connection*>(data & ~kKindMask);
-  switch (kind) {
-    case kAccept:
-      OnAccept(cqe->res, cqe->flags);
-      break;
-    case kRecv:
-      OnRecv(conn, cqe->res, cqe->flags);
-      break;
-    case kSend:
-      OnSend(conn, cqe->res);
-      break;
-    default:
-      break;  // wake-ups and ignored results
-  }
-}
-
-void Reactor::OnAccept(int res, uint32_t flags) {
-  if (!(flags & IORING_CQE_F_MORE)) ArmAccept();
-  if (res < 0) return;
-  int fd = res;
+Connection* Reactor::OnAccepted(int fd) {
   ThreadStats& stats = shard_thread().stats();
   if (shared_.connected_clients.fetch_add(1) >= shared_.server->config.maxclients) {
     shared_.connected_clients.fetch_sub(1);
@@ -306,7 +188,7 @@ void Reactor::OnAccept(int res, uint32_t flags) {
     [[maybe_unused]] ssize_t n = ::send(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1,
                                         MSG_NOSIGNAL | MSG_DONTWAIT);
     ::close(fd);
-    return;
+    return nullptr;
   }
   if (std::string_view denied = ProtectedModeRefusal(*shared_.server, fd); !denied.empty()) {
     shared_.connected_clients.fetch_sub(1);
@@ -314,7 +196,7 @@ void Reactor::OnAccept(int res, uint32_t flags) {
     [[maybe_unused]] ssize_t n =
         ::send(fd, denied.data(), denied.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
     ::close(fd);
-    return;
+    return nullptr;
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
@@ -324,42 +206,24 @@ void Reactor::OnAccept(int res, uint32_t flags) {
   if (size_t(fd) >= conns_.size()) conns_.resize(size_t(fd) * 2 + 1);
   uint64_t id = shared_.server->next_client_id.fetch_add(1);
   conns_[fd] = std::make_unique<Connection>(*this, fd, id, parser_limits_);
-  Connection* conn = conns_[fd].get();
-  conn->client().created_ms = shared_.server->clock->NowUnixMillis();
+  Connection* c = conns_[fd].get();
+  c->client().created_ms = shared_.server->clock->NowUnixMillis();
   // Connected while no password is set: authenticated for good (as Redis's default user).
-  conn->client().authenticated = !AuthEnabled(*shared_.server);
-  conn->client().addr = SocketAddress(fd, /*peer=*/true);
-  conn->client().laddr = SocketAddress(fd, /*peer=*/false);
-  shard_thread().clients().Add(conn);
-  conns_[fd]->idle.owner = conns_[fd].get();
-  idle_.Touch(&conns_[fd]->idle, now_ns_ / 1'000'000);
-  ArmRecv(conns_[fd].get());
+  c->client().authenticated = !AuthEnabled(*shared_.server);
+  c->client().addr = SocketAddress(fd, /*peer=*/true);
+  c->client().laddr = SocketAddress(fd, /*peer=*/false);
+  shard_thread().clients().Add(c);
+  c->idle.owner = c;
+  idle_.Touch(&c->idle, now_ns_ / 1'000'000);
+  return c;
 }
 
-void Reactor::OnRecv(Connection* c, int res, uint32_t flags) {
-  bool more = flags & IORING_CQE_F_MORE;
-  if (!more) {
-    --c->pending_ops();
-    c->recv_armed = false;
-  }
-  if (res > 0) {
-    unsigned bid = flags >> IORING_CQE_BUFFER_SHIFT;
-    char* buf = buffers_ + size_t(bid) * kBufSize;
-    shard_thread().stats().net_input_bytes += uint64_t(res);
-    idle_.Touch(&c->idle, now_ns_ / 1'000'000);
-    c->OnData(buf, size_t(res));
-    // QUIT or SHUTDOWN with nothing left to send closes right away.
-    if (c->close_after_flush() && c->Drained()) Close(c);
-    io_uring_buf_ring_add(buf_ring_, buf, kBufSize, bid, io_uring_buf_ring_mask(kBufCount), 0);
-    io_uring_buf_ring_advance(buf_ring_, 1);
-    if (!more && !c->closing()) ArmRecv(c);
-  } else if (res == -ENOBUFS && !c->closing()) {
-    // Every buffer was in use; they have been handed back by now.
-    if (!more) ArmRecv(c);
-  } else {
-    Close(c);
-  }
-  if (c->Freeable()) ScheduleFree(c);
+void Reactor::OnReceived(Connection* c, const char* data, size_t len) {
+  shard_thread().stats().net_input_bytes += uint64_t(len);
+  idle_.Touch(&c->idle, now_ns_ / 1'000'000);
+  c->OnData(data, len);
+  // QUIT or SHUTDOWN with nothing left to send closes right away.
+  if (c->close_after_flush() && c->Drained()) Close(c);
 }
 
 void Reactor::QueueSend(Connection* c) {
@@ -370,44 +234,29 @@ void Reactor::QueueSend(Connection* c) {
 }
 
 void Reactor::FlushSends() {
-  for (Connection* c : dirty_) {
+  // By index: an engine that sends at once may finish (and queue more) inside Send().
+  for (size_t i = 0; i < dirty_.size(); ++i) {
+    Connection* c = dirty_[i];
     c->dirty = false;
     if (c->closing() || c->sending() || !c->HasOutput()) continue;
-    std::string& buf = c->StartSend();
-    io_uring_sqe* sqe = GetSqe();
-    io_uring_prep_send(sqe, c->fd(), buf.data(), buf.size(), MSG_NOSIGNAL);
-    io_uring_sqe_set_data64(sqe, Tag(c, kSend));
-    ++c->pending_ops();
+    c->StartSend();
+    Send(c);
   }
   dirty_.clear();
 }
 
-void Reactor::OnSend(Connection* c, int res) {
-  --c->pending_ops();
-  if (res <= 0 || c->closing()) {
-    c->FinishSend();
+void Reactor::SendDone(Connection* c) {
+  c->FinishSend();
+  if (c->HasOutput()) {
+    QueueSend(c);
+  } else if (c->close_after_flush() && c->Drained()) {
     Close(c);
-  } else {
-    shard_thread().stats().net_output_bytes += uint64_t(res);
-    size_t& off = c->send_offset();
-    off += size_t(res);
-    const std::string& buf = c->send_buf();
-    if (off < buf.size()) {
-      // The socket took part of it: send the rest before anything newer.
-      io_uring_sqe* sqe = GetSqe();
-      io_uring_prep_send(sqe, c->fd(), buf.data() + off, buf.size() - off, MSG_NOSIGNAL);
-      io_uring_sqe_set_data64(sqe, Tag(c, kSend));
-      ++c->pending_ops();
-    } else {
-      c->FinishSend();
-      if (c->HasOutput()) {
-        QueueSend(c);
-      } else if (c->close_after_flush() && c->Drained()) {
-        Close(c);
-      }
-    }
   }
-  if (c->Freeable()) ScheduleFree(c);
+}
+
+void Reactor::SendFailed(Connection* c) {
+  c->FinishSend();
+  Close(c);
 }
 
 void Reactor::Close(Connection* c) {
@@ -420,13 +269,15 @@ void Reactor::Close(Connection* c) {
   std::erase(parked_, c);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
   ReleaseWatches(shard_thread(), shards_, std::move(c->client().watching));
-  // Ends the armed receive (it completes with 0) and any send in flight; the fd itself
-  // stays open until the connection is freed, so its number cannot be reused under us.
+  // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd
+  // itself stays open until the connection is freed, so its number cannot be reused
+  // under us.
   ::shutdown(c->fd(), SHUT_RDWR);
+  Forget(c);
   shared_.connected_clients.fetch_sub(1);
   --shard_thread().stats().connected_clients;
   --live_conns_;
-  if (c->Freeable()) ScheduleFree(c);
+  FreeIfDone(c);
 }
 
 void Reactor::ScheduleFree(Connection* c) { to_free_.push_back({c->fd(), c}); }

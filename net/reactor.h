@@ -1,18 +1,26 @@
 #pragma once
-// One worker thread's event loop: an io_uring that accepts, receives and sends for the
-// connections of this thread, runs the tasks other threads post to it, and owns shard i.
+// One worker thread's event loop: accepts, receives and sends for the connections of this
+// thread, runs the tasks other threads post to it, and owns shard i.
 //
-// A loop turn:
-//   run posted tasks ─▶ handle completions (accepts, reads → commands, sends)
-//   ─▶ housekeeping ─▶ hand posts to other threads (+ MSG_RING wake-ups)
-//   ─▶ queue one SEND per connection with output ─▶ one io_uring_enter for all of it,
-//      blocking only when there is nothing left to do (bounded by the cron tick).
+// A loop turn (Run):
+//   run posted tasks ─▶ handle I/O events (accepts, reads → commands, finished sends)
+//   ─▶ housekeeping ─▶ hand posts to other threads (+ wake-ups)
+//   ─▶ start one send per connection with output ─▶ Poll: wait for I/O, blocking only when
+//      there is nothing left to do (bounded by the cron tick and the next key deadline).
+//
+// This class is the engine-independent part: the loop, connection lifecycle, idle
+// timeout, maxclients, expiry. The I/O engine is a subclass that implements the hooks
+// below and calls back the On*/Send* handlers:
+//   UringReactor (net/uring_engine.h): io_uring, multishot accept/recv, MSG_RING wake-ups.
+//   EpollReactor (net/epoll_engine.h): epoll + non-blocking sockets, eventfd wake-ups, for
+//     kernels or sandboxes (seccomp) without io_uring.
+// Connection, the dispatcher and the shards see only this class.
 
-#include <liburing.h>
-
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "net/connection.h"
@@ -25,30 +33,50 @@
 
 namespace rc::net {
 
+enum class IoEngine { kUring, kEpoll };
+// "io_uring" or "epoll" (the `io-engine` setting's values).
+std::string_view IoEngineName(IoEngine engine);
+bool ParseIoEngine(std::string_view name, IoEngine* out);
+// "ENOSYS (Function not implemented)", for start-up messages.
+std::string ErrnoText(int err);
+
 // What every reactor shares. Immutable once the threads run.
 struct ReactorShared {
   ShardSet* shards = nullptr;
   const Dispatcher* dispatcher = nullptr;
   ServerState* server = nullptr;
-  // Ring fds of every reactor, for MSG_RING wake-ups; filled before any loop runs.
-  std::vector<int> ring_fds;
+  // Per reactor, the fd its Wake() targets: its ring (MSG_RING) or its eventfd. Filled
+  // before any loop runs.
+  std::vector<int> wake_fds;
   std::atomic<int> connected_clients{0};
 };
 
-class Reactor final : public Waker {
+// Wakes every reactor from any thread, also one without a reactor (signal thread).
+class RemoteWaker {
  public:
+  virtual ~RemoteWaker() = default;
+  virtual void WakeAll(const std::vector<int>& wake_fds) = 0;
+};
+
+class Reactor : public Waker {
+ public:
+  // `listen_fd` stays owned by the caller.
   Reactor(uint32_t id, int listen_fd, ReactorShared& shared);
   ~Reactor() override;
+  Reactor(const Reactor&) = delete;
+  Reactor& operator=(const Reactor&) = delete;
 
-  // On the reactor's own thread, before Run(): creates the ring (single issuer).
-  bool Init(std::string* error);
-  int ring_fd() const { return ring_.ring_fd; }
-  // Runs until shutdown is requested, then closes every connection.
+  // On the reactor's own thread, before Run(): sets up the engine (ring, epoll fd).
+  virtual bool Init(std::string* error) = 0;
+  // What other reactors' Wake() and RemoteWaker target; valid after Init().
+  virtual int wake_fd() const = 0;
+  // Runs until shutdown is requested, then shuts every connection down.
   void Run();
 
-  // Waker: called on this thread, makes reactor `dest` leave its wait.
-  void Wake(uint32_t dest) override;
+  // Waker (engine): called on this thread, makes reactor `dest` leave its wait.
+  void Wake(uint32_t dest) override = 0;
 
+  // For connections, on this thread.
   ShardThread& shard_thread() { return shards_.thread(id_); }
   const Dispatcher& dispatcher() const { return *shared_.dispatcher; }
   void MarkDirty(Connection* c) { dirty_.push_back(c); }
@@ -64,18 +92,47 @@ class Reactor final : public Waker {
   // Closes `c` (also CLIENT KILL, on this thread).
   void Close(Connection* c);
 
-  enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = 3, kIgnore = 4 };
+ protected:
+  // ---- Engine hooks, all called on the reactor's thread.
+  // Starts taking connections from listen_fd_ (once, at the top of Run).
+  virtual void StartAccepting() = 0;
+  // Handles every event gathered by the last Poll (or already completed, io_uring).
+  virtual void HandleEvents() = 0;
+  // Whether events are known to be waiting, so the loop must not sleep.
+  virtual bool EventsPending() const = 0;
+  // Hands queued operations to the kernel now; a no-op where I/O is done directly.
+  virtual void Submit() = 0;
+  // Submits what is queued and gathers events; waits up to `timeout_ns` for one (0: not
+  // at all). A wake-up ends the wait.
+  virtual void Poll(int64_t timeout_ns) = 0;
+  // Sends c->send_buf() from c->send_offset() on; when all of it is gone calls
+  // SendDone(c), on an error SendFailed(c) (now or from a later HandleEvents).
+  virtual void Send(Connection* c) = 0;
+  // `c` was just marked closing and its socket shut down: stop watching it.
+  virtual void Forget(Connection* c) {}
+
+  // ---- Handlers the engines call.
+  // A new socket from the listener: the connection, or nullptr when it was refused
+  // (maxclients; the socket is then closed).
+  Connection* OnAccepted(int fd);
+  // Bytes read from c's socket.
+  void OnReceived(Connection* c, const char* data, size_t len);
+  void CountSent(size_t n) { shard_thread().stats().net_output_bytes += n; }
+  // c's whole send buffer left: the next output is queued (or QUIT's close happens).
+  void SendDone(Connection* c);
+  void SendFailed(Connection* c);
+  void FreeIfDone(Connection* c) {
+    if (c->Freeable()) ScheduleFree(c);
+  }
+  // Frees every connection (engine destructors call it while their engine still exists).
+  void DestroyConnections() { conns_.clear(); }
+
+  const uint32_t id_;
+  const int listen_fd_;
+  ReactorShared& shared_;
+  ShardSet& shards_;
 
  private:
-  static constexpr uint64_t kKindMask = 7;
-
-  io_uring_sqe* GetSqe();
-  void ArmAccept();
-  void ArmRecv(Connection* c);
-  void HandleCompletion(io_uring_cqe* cqe);
-  void OnAccept(int res, uint32_t flags);
-  void OnRecv(Connection* c, int res, uint32_t flags);
-  void OnSend(Connection* c, int res);
   void QueueSend(Connection* c);
   void FlushSends();
   void FreeClosed();
@@ -86,25 +143,11 @@ class Reactor final : public Waker {
   bool ExpiryDue() const;
   // Expires due keys within this turn's budget; true when more are already due.
   bool ExpireStep();
-  // Hands this turn's events and posts to other threads, queues sends, frees closed
+  // Hands this turn's events and posts to other threads, starts sends, frees closed
   // connections.
   void FlushAll();
   // Nanoseconds until the shard's next deadline, or INT64_MAX.
   int64_t NanosToNextDeadline() const;
-  bool SetupBufferRing(std::string* error);
-
-  uint32_t id_;
-  int listen_fd_;
-  ReactorShared& shared_;
-  ShardSet& shards_;
-  io_uring ring_{};
-  bool ring_ready_ = false;
-
-  // Provided buffers for multishot receive: the kernel picks one per read, the loop
-  // hands it back as soon as the bytes are parsed.
-  io_uring_buf_ring* buf_ring_ = nullptr;
-  size_t buf_ring_bytes_ = 0;
-  char* buffers_ = nullptr;
 
   std::vector<Connection*> dirty_;
   std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed

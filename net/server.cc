@@ -14,6 +14,8 @@
 #include "absl/strings/str_format.h"
 #include "core/log.h"
 #include "net/metrics_server.h"
+#include "net/epoll_engine.h"
+#include "net/uring_engine.h"
 
 namespace rc::net {
 
@@ -42,11 +44,17 @@ Server::Server(const Config& config) : table_(BuildCommandTable()) {
 Server::~Server() {
   RequestShutdown();
   Wait();
+  {
+    // The signal thread may still be waking the reactors: let it finish, and let no later
+    // call start, before their wake fds close (a reused fd number would get the write).
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    remote_waker_.reset();
+  }
   reactors_.clear();
-  if (wake_ring_ready_) io_uring_queue_exit(&wake_ring_);
+  for (int fd : listen_fds_) ::close(fd);
 }
 
-bool Server::Listen(int count, std::vector<int>* fds, std::string* error) {
+bool Server::Listen(int count, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -83,7 +91,7 @@ bool Server::Listen(int count, std::vector<int>* fds, std::string* error) {
       port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
                                       : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
     }
-    fds->push_back(fd);
+    listen_fds_.push_back(fd);
   }
   state_.bound_port = port;
   return true;
@@ -91,16 +99,12 @@ bool Server::Listen(int count, std::vector<int>* fds, std::string* error) {
 
 bool Server::Start(std::string* error) {
   int n = state_.config.EffectiveThreads();
-  std::vector<int> listen_fds;
-  if (!Listen(n, &listen_fds, error)) {
-    for (int fd : listen_fds) ::close(fd);
+  if (!Listen(n, error)) return false;
+  IoEngine engine = IoEngine::kUring;
+  if (!ParseIoEngine(state_.config.io_engine, &engine)) {
+    *error = StrCat("unknown io-engine '", state_.config.io_engine, "'");
     return false;
   }
-  if (int ret = io_uring_queue_init(8, &wake_ring_, 0); ret < 0) {
-    *error = StrCat("io_uring_queue_init: ", std::strerror(-ret));
-    return false;
-  }
-  wake_ring_ready_ = true;
   state_.wake_all = [this] { WakeAll(); };
 
   lazyfree_ = std::make_unique<ThreadPool>(size_t(state_.config.lazyfree_threads),
@@ -111,38 +115,18 @@ bool Server::Start(std::string* error) {
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();
   shared_.server = &state_;
-  shared_.ring_fds.assign(size_t(n), -1);
-  for (int i = 0; i < n; ++i) {
-    reactors_.push_back(std::make_unique<Reactor>(uint32_t(i), listen_fds[i], shared_));
-  }
 
-  // Each ring is created on its own thread (single issuer); all must exist before any
-  // reactor can wake another.
-  // The latch outlives Start(): a thread may still be inside arrive_and_wait() after the
-  // last arrival has released this one.
-  rings_ready_ = std::make_unique<std::latch>(n + 1);
-  init_errors_.assign(static_cast<size_t>(n), std::string());
-  for (int i = 0; i < n; ++i) {
-    threads_.emplace_back([this, i] {
-      Reactor& r = *reactors_[i];
-      bool ok = r.Init(&init_errors_[i]);
-      shared_.ring_fds[i] = ok ? r.ring_fd() : -1;
-      rings_ready_->arrive_and_wait();
-      bool all_ok = true;
-      for (int fd : shared_.ring_fds) all_ok &= fd >= 0;
-      if (all_ok) r.Run();
-    });
+  if (!StartReactors(engine, error)) {
+    if (engine != IoEngine::kUring) return false;
+    // io_uring is missing (an old kernel, or a seccomp profile that blocks it, as
+    // container runtimes do): epoll serves the same clients, somewhat slower.
+    Log(LogLevel::kWarning, "io_uring unavailable (", *error, "), using the epoll io engine");
+    error->clear();
+    engine = IoEngine::kEpoll;
+    if (!StartReactors(engine, error)) return false;
   }
-  rings_ready_->arrive_and_wait();
-  for (const auto& e : init_errors_) {
-    if (!e.empty()) {
-      *error = e;
-      Wait();
-      return false;
-    }
-  }
-  Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=io_uring bind=",
-      state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
+  Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=", IoEngineName(engine),
+      " bind=", state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
   if (state_.config.metrics_port > 0) {
     metrics_ = std::make_unique<MetricsServer>(*shards_, state_, table_);
     if (!metrics_->Start(state_.config.bind, state_.config.metrics_port, error)) {
@@ -157,23 +141,66 @@ bool Server::Start(std::string* error) {
   return true;
 }
 
+bool Server::StartReactors(IoEngine engine, std::string* error) {
+  size_t n = listen_fds_.size();
+  std::unique_ptr<RemoteWaker> waker;
+  if (engine == IoEngine::kUring) {
+    auto uring_waker = std::make_unique<UringRemoteWaker>();
+    if (!uring_waker->Init(error)) return false;
+    waker = std::move(uring_waker);
+  } else {
+    waker = std::make_unique<EpollRemoteWaker>();
+  }
+  {
+    std::lock_guard<std::mutex> lock(wake_mu_);
+    remote_waker_ = std::move(waker);
+  }
+  // What runs, for CONFIG GET io-engine and INFO; written before any reactor thread
+  // exists, never after.
+  state_.config.io_engine = std::string(IoEngineName(engine));
+  shared_.wake_fds.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    if (engine == IoEngine::kUring) {
+      reactors_.push_back(std::make_unique<UringReactor>(uint32_t(i), listen_fds_[i], shared_));
+    } else {
+      reactors_.push_back(std::make_unique<EpollReactor>(uint32_t(i), listen_fds_[i], shared_));
+    }
+  }
+
+  // Each engine is set up on its own thread (a ring has a single issuer); all must exist
+  // before any reactor can wake another.
+  engines_ready_ = std::make_unique<std::latch>(n + 1);
+  init_errors_.assign(n, std::string());
+  for (size_t i = 0; i < n; ++i) {
+    threads_.emplace_back([this, i] {
+      Reactor& r = *reactors_[i];
+      bool ok = r.Init(&init_errors_[i]);
+      shared_.wake_fds[i] = ok ? r.wake_fd() : -1;
+      engines_ready_->arrive_and_wait();
+      bool all_ok = true;
+      for (int fd : shared_.wake_fds) all_ok &= fd >= 0;
+      if (all_ok) r.Run();
+    });
+  }
+  engines_ready_->arrive_and_wait();
+  for (const auto& e : init_errors_) {
+    if (!e.empty()) {
+      *error = e;
+      Wait();
+      {
+        std::lock_guard<std::mutex> lock(wake_mu_);
+        remote_waker_.reset();
+      }
+      reactors_.clear();
+      return false;
+    }
+  }
+  return true;
+}
+
 void Server::WakeAll() {
   std::lock_guard<std::mutex> lock(wake_mu_);
-  if (!wake_ring_ready_) return;
-  for (int fd : shared_.ring_fds) {
-    if (fd < 0) continue;
-    io_uring_sqe* sqe = io_uring_get_sqe(&wake_ring_);
-    if (sqe == nullptr) {
-      io_uring_submit(&wake_ring_);
-      sqe = io_uring_get_sqe(&wake_ring_);
-    }
-    // Tagged as a wake-up: data 0 would read as an accept of descriptor 0.
-    io_uring_prep_msg_ring(sqe, fd, 0, Reactor::kWake, 0);
-  }
-  io_uring_submit(&wake_ring_);
-  // Reap our own completions so the small ring never fills.
-  io_uring_cqe* cqe;
-  while (io_uring_peek_cqe(&wake_ring_, &cqe) == 0) io_uring_cqe_seen(&wake_ring_, cqe);
+  if (remote_waker_) remote_waker_->WakeAll(shared_.wake_fds);
 }
 
 void Server::Wait() {

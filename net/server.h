@@ -3,20 +3,20 @@
 // reactor thread per shard.
 //
 //   main thread: Start() ─▶ bind listeners (SO_REUSEPORT, one per thread)
-//                        ─▶ spawn N threads: each creates its ring, then all wait for
-//                           each other's ring fds, then Run()
+//                        ─▶ StartReactors(io-engine): spawn N threads; each sets up its
+//                           engine (ring or epoll fd), then all wait for each other's
+//                           wake fds, then Run()
+//                           io_uring failed to set up ─▶ warn, StartReactors(epoll)
 //                Wait()  ─▶ join
-//   any thread:  RequestShutdown() ─▶ flag + MSG_RING to every reactor
-
-#include <liburing.h>
+//   any thread:  RequestShutdown() ─▶ flag + wake every reactor (RemoteWaker)
 
 #include <latch>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <mutex>
 #include "net/reactor.h"
 #include "shard/command.h"
 #include "shard/dispatcher.h"
@@ -43,7 +43,10 @@ class Server {
   ServerState& state() { return state_; }
 
  private:
-  bool Listen(int count, std::vector<int>* fds, std::string* error);
+  bool Listen(int count, std::string* error);
+  // Creates the reactors with `engine` and starts their threads; on failure (some
+  // reactor's Init failed) every thread is joined and the reactors are gone again.
+  bool StartReactors(IoEngine engine, std::string* error);
   void WakeAll();
 
   ServerState state_;
@@ -56,15 +59,17 @@ class Server {
   // After the shards: destroyed (its thread stopped) before them.
   std::unique_ptr<MetricsServer> metrics_;
   ReactorShared shared_;
+  std::vector<int> listen_fds_;  // one per reactor, closed after the reactors are gone
+  // Wakes the reactors from threads without one; replaced only while no reactor runs.
+  // wake_mu_ keeps it (and the reactors' wake fds) alive while a WakeAll uses it.
+  std::mutex wake_mu_;
+  std::unique_ptr<RemoteWaker> remote_waker_;
   std::vector<std::unique_ptr<Reactor>> reactors_;
   std::vector<std::thread> threads_;
-  std::unique_ptr<std::latch> rings_ready_;  // every ring created (workers + Start)
+  // Every reactor's engine set up (workers + Start). It outlives Start(): a thread may
+  // still be inside arrive_and_wait() after the last arrival released the main thread.
+  std::unique_ptr<std::latch> engines_ready_;
   std::vector<std::string> init_errors_;
-
-  // A ring of the server's own, so threads without one can wake the reactors.
-  std::mutex wake_mu_;
-  io_uring wake_ring_{};
-  bool wake_ring_ready_ = false;
 };
 
 }  // namespace rc::net

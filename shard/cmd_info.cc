@@ -81,7 +81,8 @@ void ServerSection(const ServerState& s, std::string* out) {
   int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
   StrAppend(out, "# Server\r\n", "redis_version:", kRedisVersion, "\r\n", "ringcache_version:0.1.0\r\n",
                   "redis_mode:standalone\r\n", "os:", u.sysname, " ", u.release, " ",
-                  u.machine, "\r\n", "arch_bits:64\r\n", "multiplexing_api:io_uring\r\n",
+                  u.machine, "\r\n", "arch_bits:64\r\n", "multiplexing_api:", s.config.io_engine,
+                  "\r\n", "io_engine:", s.config.io_engine, "\r\n",
                   "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__,
                   "\r\n", "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n",
                   "tcp_port:", s.bound_port, "\r\n", "server_time_usec:", now_us, "\r\n",

@@ -16,6 +16,7 @@ std::string UsageText() {
          "  --port N                 TCP port to listen on (default 6379; 0 picks a free one)\n"
          "  --bind ADDR              address to listen on (default 127.0.0.1)\n"
          "  --threads N              worker threads, one shard each (default: CPU cores)\n"
+         "  --io-engine E            io_uring (default; epoll if it cannot be set up) | epoll\n"
          "  --maxclients N           most simultaneous clients (default 10000)\n"
          "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
          "  --timeout N              close idle clients after N seconds (0 = never)\n"

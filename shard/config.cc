@@ -123,6 +123,16 @@ std::vector<ConfigParam> MakeParams() {
                false});
   p.push_back({"metrics-port", IntGetter(&Config::metrics_port),
                IntSetter(&Config::metrics_port, 0, 65535), false});
+  p.push_back({"io-engine", [](const Config& c) { return c.io_engine; },
+               [](Config& c, std::string_view v) {
+                 std::string e = ToLower(v);
+                 if (e != "io_uring" && e != "epoll") {
+                   return std::string("argument must be 'io_uring' or 'epoll'");
+                 }
+                 c.io_engine = e;
+                 return std::string();
+               },
+               false});
   p.push_back({"lazyfree-threads", IntGetter(&Config::lazyfree_threads),
                IntSetter(&Config::lazyfree_threads, 1, 64), false});
   p.push_back({"lazyfree-threshold", IntGetter(&Config::lazyfree_threshold),

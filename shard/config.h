@@ -44,6 +44,9 @@ struct Config {
   int tcp_backlog = 511;
   int metrics_port = 0;  // Prometheus endpoint (net/metrics_server.h); 0: off
   int lazyfree_threads = 1;  // the pool that frees large values off shard threads
+  // "io_uring" or "epoll". The server falls back to epoll when io_uring cannot be set up
+  // and then stores what runs here.
+  std::string io_engine = "io_uring";
   std::string config_file;
   // Changeable with CONFIG SET.
   Tunable<int64_t> maxclients = 10000;

@@ -3,6 +3,9 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -13,8 +16,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <cstddef>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include "absl/strings/str_cat.h"
@@ -156,8 +162,36 @@ std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int thr
 
 namespace {
 
+#if defined(__x86_64__)
+constexpr uint32_t kAuditArch = AUDIT_ARCH_X86_64;
+#elif defined(__aarch64__)
+constexpr uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
+#endif
+
+// Seccomp program: io_uring_setup fails with ENOSYS, everything else is allowed.
+const sock_filter kNoIoUringFilter[] = {
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)),
+    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_io_uring_setup, 0, 1),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (ENOSYS & SECCOMP_RET_DATA)),
+    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+};
+
+// In the child, between fork and exec (async-signal-safe: two prctl calls).
+bool InstallSandbox(Sandbox sandbox) {
+  if (sandbox == Sandbox::kNone) return true;
+  sock_fprog prog{static_cast<unsigned short>(std::size(kNoIoUringFilter)),
+                  const_cast<sock_filter*>(kNoIoUringFilter)};
+  // Without privileges a filter may only be installed with no_new_privs set.
+  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 &&
+         prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
+}
+
 // Forks and execs `argv` with stdout and stderr into a pipe; returns pid and the read end.
-bool Spawn(const Args& args, pid_t* pid, int* out_fd, std::string* error) {
+bool Spawn(const Args& args, pid_t* pid, int* out_fd, std::string* error,
+           Sandbox sandbox = Sandbox::kNone) {
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
   argv.push_back(nullptr);
@@ -178,6 +212,11 @@ bool Spawn(const Args& args, pid_t* pid, int* out_fd, std::string* error) {
     dup2(devnull, 0);
     dup2(fds[1], 1);
     dup2(fds[1], 2);
+    if (!InstallSandbox(sandbox)) {
+      static const char kSandboxMsg[] = "seccomp filter could not be installed\n";
+      (void)!write(2, kSandboxMsg, sizeof kSandboxMsg - 1);
+      _exit(126);
+    }
     execv(argv[0], argv.data());
     static const char kMsg[] = "exec failed\n";
     (void)!write(2, kMsg, sizeof kMsg - 1);
@@ -226,12 +265,18 @@ std::string ServerProcess::Output() const {
 }
 
 std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const Args& extra,
-                                                             std::string* error) {
+                                                             std::string* error,
+                                                             Sandbox sandbox) {
   Args args = {RINGCACHE_BINARY, "--port", "0", "--threads", std::to_string(threads)};
+  // ctest runs the suite a second time with RINGCACHE_IO_ENGINE=epoll; `extra` comes
+  // after, so a test that names its engine keeps it.
+  if (const char* engine = std::getenv("RINGCACHE_IO_ENGINE"); engine != nullptr && *engine) {
+    args.insert(args.end(), {"--io-engine", engine});
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   pid_t pid;
   int out_fd;
-  if (!Spawn(args, &pid, &out_fd, error)) return nullptr;
+  if (!Spawn(args, &pid, &out_fd, error, sandbox)) return nullptr;
   std::unique_ptr<ServerProcess> p(new ServerProcess("ringcache", pid, PidfdOpen(pid), out_fd));
   if (!p->WaitOutput([](const std::string& o) { return ParseReadyPort(o) > 0; }, kReadyTimeout)) {
     std::optional<int> status = p->WaitExit(milliseconds(0));
@@ -242,6 +287,16 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
     return nullptr;  // The destructor stops it.
   }
   p->port_ = ParseReadyPort(p->Output());
+  // The environment's engine must be the one that runs, or the epoll rerun tests nothing.
+  const char* engine = std::getenv("RINGCACHE_IO_ENGINE");
+  bool named = std::find(extra.begin(), extra.end(), "--io-engine") != extra.end();
+  if (engine != nullptr && *engine && !named &&
+      p->Output().find(absl::StrCat(" io=", engine, " ")) == std::string::npos) {
+    *error = absl::StrCat("RINGCACHE_IO_ENGINE=", engine, " but ringcache runs another engine:\n",
+                          p->Output());
+    p->report_exit_ = false;
+    return nullptr;
+  }
   return p;
 }
 

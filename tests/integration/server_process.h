@@ -42,12 +42,22 @@ inline int ShardOf(std::string_view key, int threads) { return KeySlot(key) % th
 // `count` distinct keys "<prefix><i>" whose shard (for `threads`) is `shard`.
 std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int threads, int count);
 
+// Restrictions put on a child between fork and exec.
+enum class Sandbox {
+  kNone,
+  // A seccomp filter makes io_uring_setup fail with ENOSYS, as on a kernel without io_uring
+  // or under a container runtime's default profile.
+  kNoIoUring,
+};
+
 class ServerProcess {
  public:
-  // Starts the built ringcache (RINGCACHE_BINARY) with `--port 0 --threads N` and `extra` flags and
-  // waits for its ready line. On failure returns null and sets `*error` (with the server's output).
+  // Starts the built ringcache (RINGCACHE_BINARY) with `--port 0 --threads N`, then
+  // `--io-engine $RINGCACHE_IO_ENGINE` when that is set, then `extra` flags, and waits for
+  // its ready line. On failure returns null and sets `*error` (with the server's output).
   static std::unique_ptr<ServerProcess> StartRingcache(int threads, const Args& extra,
-                                                       std::string* error);
+                                                       std::string* error,
+                                                       Sandbox sandbox = Sandbox::kNone);
   // Starts `redis-server --port <free> --save '' --appendonly no` plus `extra` flags and
   // waits until it answers PING.
   static std::unique_ptr<ServerProcess> StartRedis(std::string* error, const Args& extra = {});

@@ -31,8 +31,12 @@ class MetricsTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.metrics_port = free_port()
+        args = [BINARY, "--port", "0", "--threads", "2", "--metrics-port", str(cls.metrics_port)]
+        # ctest runs these tests a second time with RINGCACHE_IO_ENGINE=epoll.
+        if os.environ.get("RINGCACHE_IO_ENGINE"):
+            args += ["--io-engine", os.environ["RINGCACHE_IO_ENGINE"]]
         cls.proc = subprocess.Popen(
-            [BINARY, "--port", "0", "--threads", "2", "--metrics-port", str(cls.metrics_port)],
+            args,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
         out = b""
         deadline = time.monotonic() + 10

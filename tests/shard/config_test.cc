@@ -73,6 +73,22 @@ TEST(Config, FlagsOverrideTheFile) {
   EXPECT_TRUE(help);
 }
 
+TEST(Config, IoEngineIsAStartupSetting) {
+  Config c;
+  std::string error;
+  EXPECT_EQ(c.io_engine, "io_uring");
+  ASSERT_TRUE(ApplyConfigText("io-engine epoll\n", &c, &error)) << error;
+  EXPECT_EQ(c.io_engine, "epoll");
+  ASSERT_TRUE(ApplyConfigText("io-engine IO_URING\n", &c, &error)) << error;
+  EXPECT_EQ(c.io_engine, "io_uring");
+  EXPECT_FALSE(ApplyConfigText("io-engine kqueue\n", &c, &error));
+  EXPECT_NE(error.find("io_uring"), std::string::npos) << error;
+  const ConfigParam* p = FindConfigParam("io-engine");
+  ASSERT_NE(p, nullptr);
+  EXPECT_FALSE(p->runtime);  // CONFIG SET refuses it
+  EXPECT_EQ(p->get(c), "io_uring");
+}
+
 TEST(Config, MemoryUnits) {
   int64_t v;
   ASSERT_TRUE(ParseMemory("1k", &v));
