@@ -613,7 +613,7 @@ def run_publisher(port, idx, stats, stop_at, seed):
         for _ in range(n):
             seq += 1
             cmds.append((b"PUBLISH", b"ch:%d" % rng.randrange(8),
-                         b"%d:%d:%s" % (idx, seq, b"p" * rng.randrange(0, 300))))
+                         b"%d.%d:%d:%s" % (os.getpid(), idx, seq, b"p" * rng.randrange(0, 300))))
         conn.pipeline(cmds)
         stats.op("PUBLISH", n)
         time.sleep(rng.random() * 0.01)
@@ -848,6 +848,8 @@ def main():
     ap.add_argument("--server-cpu", default="0")
     ap.add_argument("--client-cpu", default="1")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--roles", help="override the role mix, e.g. checker=4,load=8,hostile=2 "
+                    "(roles: " + ",".join(list(ROLES) + ["sub", "slowsub"]) + ")")
     ap.add_argument("--redis", action="store_true", help="soak redis-server instead")
     ap.add_argument("--report", help="write the summary as markdown to this file")
     args = ap.parse_args()
@@ -878,7 +880,11 @@ def main():
     if client_cpu is not None:
         os.sched_setaffinity(0, client_cpu)  # this process and every client it forks
 
-    roles = plan_roles(args.clients)
+    if args.roles:  # e.g. "checker=4,load=8": exactly these client threads
+        roles = [r for part in args.roles.split(",")
+                 for r in [part.split("=")[0]] * int(part.split("=")[1])]
+    else:
+        roles = plan_roles(args.clients)
     random.Random(args.seed).shuffle(roles)
     out_q = mp.Queue()
     procs = []
@@ -899,6 +905,9 @@ def main():
         now = time.time()
         if server.poll() is not None:
             print(f"ringcache exited early with {server.returncode}", file=sys.stderr)
+            for p in procs + victims:
+                p.kill()
+            victims = []
             break
         if now < stop_at:
             victims = [v for v in victims if v.is_alive()]
@@ -953,6 +962,9 @@ def main():
     except queue.Empty:
         pass
     elapsed = time.time() - t_start
+    # Every TTL the clients set is at most 5 s, so 7 s after the last write no key with a
+    # TTL may be left: active expiry must have reclaimed them without any traffic.
+    time.sleep(max(0.0, stop_at + 7.0 - time.time()))
     try:
         final_info = info(port)
     except (OSError, ConnectionError):
@@ -984,8 +996,17 @@ def main():
     if args.report:
         with open(args.report, "w") as f:
             f.write(report)
-    ok = (exit_code == 0 and not hung and sum(s["violations"] for s in finals.values()) == 0)
+    ok = (exit_code == 0 and not hung and sum(s["violations"] for s in finals.values()) == 0
+          and ttl_keys_left(final_info) == 0)
     return 0 if ok else 1
+
+
+def ttl_keys_left(inf):
+    """Keys with a TTL that INFO keyspace still counts; -1 when INFO gave no answer."""
+    for part in inf.get("db0", "keys=0,expires=0").split(","):
+        if part.startswith("expires="):
+            return int(part.split("=")[1])
+    return -1 if not inf else 0
 
 
 def summarize(args, elapsed, finals, samples, killed, rss0, cpu0, rss_end, cpu_end, final_info,
@@ -1004,6 +1025,8 @@ def summarize(args, elapsed, finals, samples, killed, rss0, cpu0, rss_end, cpu_e
     L.append("| result | value |\n|---|---|")
     L.append(f"| checker violations | **{violations}** |")
     L.append(f"| server exit status after SHUTDOWN | {exit_code} |")
+    L.append(f"| keys with a TTL left 7 s after the last write (active expiry; must be 0) | "
+             f"{ttl_keys_left(final_info)} |")
     L.append(f"| hang detected | {hung} |")
     L.append(f"| SIGKILLed client processes | {killed} |")
     L.append(f"| total ops (replies received) | {sum(ops.values())} "
