@@ -755,14 +755,19 @@ def run_hostile(port, idx, stats, stop_at, seed):
             conn.send(payload)
             try:
                 data = conn.sock.recv(4096)
-                if b"-ERR Protocol error" in data or b"Protocol error" in data:
-                    stats.ev("protocol_error_reply")
+                if b"Protocol error" in data:
+                    outcome = "protocol error reply"
                 elif data.startswith(b"-"):
-                    stats.ev("error_reply_to_bad_input")
+                    outcome = "error reply"
                 elif not data:
-                    stats.ev("closed_without_reply")
+                    outcome = "closed without reply"
+                else:
+                    outcome = "other reply"
             except socket.timeout:
-                stats.ev("no_reply_in_1s")
+                outcome = "no reply in 1 s"   # e.g. the server waits for the rest of a bulk
+            except ConnectionResetError:
+                outcome = "connection reset"
+            stats.ev(f"bad_input_reply:{kind}:{outcome}")
             conn.close()
         except (OSError, ConnectionError):
             stats.ev("hostile_conn_error")
@@ -922,11 +927,13 @@ def main():
                     v.join()
                     killed += 1
         if now >= next_sample:
+            t_info = time.time()
             try:
                 inf = info(port)
             except (OSError, ConnectionError):
                 inf = {}
                 hung = True
+            inf["_info_ms"] = (time.time() - t_info) * 1000
             samples.append((now - t_start, rss_bytes(pid), cpu_seconds(pid), inf))
             mb = samples[-1][1] / 2**20
             print(f"[{now - t_start:6.0f}s] rss {mb:7.1f} MB  used_memory "
@@ -964,7 +971,8 @@ def main():
     elapsed = time.time() - t_start
     # Every TTL the clients set is at most 5 s, so 7 s after the last write no key with a
     # TTL may be left: active expiry must have reclaimed them without any traffic.
-    time.sleep(max(0.0, stop_at + 7.0 - time.time()))
+    if server.poll() is None:
+        time.sleep(max(0.0, stop_at + 7.0 - time.time()))
     try:
         final_info = info(port)
     except (OSError, ConnectionError):
@@ -1050,8 +1058,8 @@ def summarize(args, elapsed, finals, samples, killed, rss0, cpu0, rss_end, cpu_e
         L.append(f"| {k} | {v} |")
     L.append("")
     L.append("### Server memory and CPU over time\n")
-    L.append("| t (s) | RSS MB | used_memory MB | clients | keys | CPU % (interval) |")
-    L.append("|---|---|---|---|---|---|")
+    L.append("| t (s) | RSS MB | used_memory MB | clients | keys | CPU % (interval) | INFO ms |")
+    L.append("|---|---|---|---|---|---|---|")
     prev = None
     step = max(1, len(samples) // 40)
     for i, (t, rss, cpu, inf) in enumerate(samples):
@@ -1060,7 +1068,15 @@ def summarize(args, elapsed, finals, samples, killed, rss0, cpu0, rss_end, cpu_e
         if i % step == 0 or i == len(samples) - 1:
             keys = inf.get("db0", "").split(",")[0].replace("keys=", "")
             L.append(f"| {t:.0f} | {rss / 2**20:.1f} | {int(inf.get('used_memory', 0)) / 2**20:.1f} "
-                     f"| {inf.get('connected_clients', '?')} | {keys} | {pct} |")
+                     f"| {inf.get('connected_clients', '?')} | {keys} | {pct} "
+                     f"| {inf.get('_info_ms', 0):.0f} |")
+    if samples:
+        gaps = [b[0] - a[0] for a, b in zip(samples, samples[1:])]
+        L.append("")
+        L.append(f"Sampling: {len(samples)} samples every {args.sample:.0f} s planned; longest gap "
+                 f"{max(gaps, default=0):.1f} s; slowest INFO round trip "
+                 f"{max(s[3].get('_info_ms', 0) for s in samples):.0f} ms (a long gap with a fast "
+                 f"INFO means the client side was starved of CPU, not the server).")
     if len(samples) >= 4:
         rs = [s[1] for s in samples]
         half = len(rs) // 2
