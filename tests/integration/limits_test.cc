@@ -189,6 +189,14 @@ TEST_P(BufferLimitsTest, NormalClientOverHardOutputLimitIsDisconnected) {
   Same({"STRLEN", "big"});
 }
 
+// Sanitizers keep shadow memory and quarantines beside every allocation: the same bytes
+// buffered cost the server several times the RSS.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+constexpr int64_t kRssSlack = 3;
+#else
+constexpr int64_t kRssSlack = 1;
+#endif
+
 TEST_P(BufferLimitsTest, SubscriberThatNeverReadsIsDisconnectedAndMemoryStaysBounded) {
   // Default pubsub limits: 32mb hard. 192MB are published to a subscriber that reads
   // nothing; the server drops it and holds at most about the limit meanwhile.
@@ -204,7 +212,7 @@ TEST_P(BufferLimitsTest, SubscriberThatNeverReadsIsDisconnectedAndMemoryStaysBou
     }
     EXPECT_EQ(last, ":0") << "the subscriber still receives";
     EXPECT_TRUE(sub->WaitClosed(std::chrono::seconds(10)));
-    EXPECT_LT(rss_peak - rss_before, 120 << 20) << "RSS before " << rss_before;
+    EXPECT_LT(rss_peak - rss_before, kRssSlack * (120 << 20)) << "RSS before " << rss_before;
   }
 }
 
