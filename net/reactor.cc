@@ -272,7 +272,7 @@ void Reactor::Close(Connection* c) {
   }
   std::erase(parked_, c);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
-  ReleaseWatches(shard_thread(), shards_, std::move(c->client().watching));
+  UnwatchAll(shard_thread(), shards_, c->client());
   // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd
   // itself stays open until the connection is freed, so its number cannot be reused
   // under us.

@@ -41,8 +41,7 @@ void Quit(CoordCmd& cmd) {
 void Reset(CoordCmd& cmd) {
   ClientState& c = cmd.client;
   c.multi.reset();
-  ReleaseWatches(cmd.self, cmd.shards, std::move(c.watching));
-  c.watching = WatchSet{};
+  UnwatchAll(cmd.self, cmd.shards, c);
   DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
   c.authenticated = !AuthEnabled(cmd.server);
   // CLIENT REPLY and CLIENT NO-EVICT go back to their defaults, as in Redis.

@@ -21,8 +21,7 @@ void Exec(CoordCmd& cmd) {
   if (!cmd.client.multi) return cmd.reply.Error("ERR EXEC without MULTI");
   if (cmd.client.multi->aborted) {
     cmd.client.multi.reset();
-    ReleaseWatches(cmd.self, cmd.shards, std::move(cmd.client.watching));
-    cmd.client.watching = WatchSet{};
+    UnwatchAll(cmd.self, cmd.shards, cmd.client);
     return cmd.reply.Error("EXECABORT Transaction discarded because of previous errors.");
   }
   ExecTransaction(cmd);
@@ -31,8 +30,7 @@ void Exec(CoordCmd& cmd) {
 void Discard(CoordCmd& cmd) {
   if (!cmd.client.multi) return cmd.reply.Error("ERR DISCARD without MULTI");
   cmd.client.multi.reset();
-  ReleaseWatches(cmd.self, cmd.shards, std::move(cmd.client.watching));
-  cmd.client.watching = WatchSet{};
+  UnwatchAll(cmd.self, cmd.shards, cmd.client);
   cmd.reply.Ok();
 }
 
@@ -44,8 +42,7 @@ void Watch(CoordCmd& cmd) {
 }
 
 void Unwatch(CoordCmd& cmd) {
-  ReleaseWatches(cmd.self, cmd.shards, std::move(cmd.client.watching));
-  cmd.client.watching = WatchSet{};
+  UnwatchAll(cmd.self, cmd.shards, cmd.client);
   cmd.reply.Ok();
 }
 

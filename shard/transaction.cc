@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -338,8 +339,7 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->resp3 = cmd.client.resp3;
   tx->queued = std::move(cmd.client.multi->queued);
   cmd.client.multi.reset();
-  tx->watch = std::move(cmd.client.watching);
-  cmd.client.watching = WatchSet{};
+  tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
   tx->Start();

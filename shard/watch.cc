@@ -1,6 +1,7 @@
 #include "shard/watch.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "shard/client_state.h"
 #include "shard/shard_set.h"
@@ -70,6 +71,10 @@ void WatchKeys(ShardThread& self, ShardSet& shards, ClientState& client,
                    shard.watched().Add(k, state);
                  }
                });
+}
+
+void UnwatchAll(ShardThread& self, ShardSet& shards, ClientState& client) {
+  ReleaseWatches(self, shards, std::exchange(client.watching, WatchSet{}));
 }
 
 void ReleaseWatches(ShardThread& self, ShardSet& shards, WatchSet watch) {

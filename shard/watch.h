@@ -64,5 +64,7 @@ void WatchKeys(ShardThread& self, ShardSet& shards, ClientState& client,
 // Connection's thread. Removes every registration of `watch` from its shards (UNWATCH,
 // DISCARD, EXEC's end, disconnect).
 void ReleaseWatches(ShardThread& self, ShardSet& shards, WatchSet watch);
+// Connection's thread: the client watches nothing any more.
+void UnwatchAll(ShardThread& self, ShardSet& shards, ClientState& client);
 
 }  // namespace rc
