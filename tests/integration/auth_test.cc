@@ -135,6 +135,10 @@ TEST_P(AuthTest, ChangingThePasswordKeepsAuthenticatedClients) {
   auto other_redis = NewRaw(redis_->port());
   auto other_rc = NewRaw(rc_->port());  // connected while a password is set, not authed
   ASSERT_TRUE(other_redis && other_rc);
+  for (RawConn* c : {other_redis.get(), other_rc.get()}) {  // accepted by now
+    ASSERT_TRUE(c->Send("PING\r\n"));
+    ASSERT_EQ(c->ReadReply(), "-NOAUTH Authentication required.");
+  }
   Same({"CONFIG", "SET", "requirepass", "n3w"});
   Same({"PING"});
   Same({"CONFIG", "GET", "requirepass"});
@@ -154,6 +158,12 @@ TEST_P(AuthTest, ChangingThePasswordKeepsAuthenticatedClients) {
   auto early_redis = NewRaw(redis_->port());
   auto early_rc = NewRaw(rc_->port());
   ASSERT_TRUE(early_redis && early_rc);
+  // A round trip first: the server has accepted them (a TCP connect completes before the
+  // server's accept, which may run on another thread after the CONFIG SET below).
+  for (RawConn* c : {early_redis.get(), early_rc.get()}) {
+    ASSERT_TRUE(c->Send("PING\r\n"));
+    ASSERT_EQ(c->ReadReply(), "+PONG");
+  }
   Same({"CONFIG", "SET", "requirepass", "again"});
   for (RawConn* c : {early_redis.get(), early_rc.get()}) {
     ASSERT_TRUE(c->Send("PING\r\n"));
