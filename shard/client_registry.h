@@ -48,6 +48,7 @@ class ClientRegistry {
   }
   // MONITOR clients of this thread; each gets every command of every thread.
   void AddMonitor(ClientHandle* c) { monitors_[c->client().id] = c; }
+  bool RemoveMonitor(uint64_t id) { return monitors_.erase(id) > 0; }
   const std::map<uint64_t, ClientHandle*>& monitors() const { return monitors_; }
   // Ascending client id, as CLIENT LIST prints them.
   const std::map<uint64_t, ClientHandle*>& all() const { return clients_; }

@@ -352,9 +352,14 @@ void Client(CoordCmd& cmd) {
 
 // MONITOR: from now on this connection also receives every command run anywhere.
 void Monitor(CoordCmd& cmd) {
+  // EXEC promises one reply per queued command, which a monitor stream would break.
+  if (cmd.client.exec_nested) {
+    return cmd.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  }
+  if (cmd.client.monitor) return;  // already monitoring: Redis answers nothing
   ClientHandle* self = cmd.self.clients().Find(cmd.client.id);
-  if (self == nullptr || cmd.self.clients().monitors().count(cmd.client.id)) {
-    return;  // already monitoring: Redis answers nothing
+  if (self == nullptr) {  // not a network connection (in-process tests): nowhere to stream
+    return cmd.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
   }
   cmd.self.clients().AddMonitor(self);
   cmd.client.monitor = true;

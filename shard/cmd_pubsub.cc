@@ -192,7 +192,7 @@ void RegisterPubSubCommands(CommandTable& t) {
   row("psubscribe", -2, kPs, PSubscribe);
   row("unsubscribe", -1, kPs, Unsubscribe);
   row("punsubscribe", -1, kPs, PUnsubscribe);
-  row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast, Publish);
+  row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate, Publish);
   row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand).subcommands = {
       {"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
 }

@@ -46,6 +46,9 @@ enum CmdFlag : uint32_t {
   // Keyless, but waits for the client's multi-shard commands still taking locks, as
   // keyspace-wide commands do (EXEC; internal).
   kCmdWaitsForLocks = 1 << 15,
+  // Redis's may-replicate (PUBLISH): refused to MONITOR clients like writes (internal;
+  // Redis 7.0's COMMAND does not list it either).
+  kCmdMayReplicate = 1 << 16,
 };
 
 // A command running on the thread that owns every key it names. Runs on that shard's

@@ -143,16 +143,27 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                          "allowed in this context"));
   }
+  // Redis flags a MONITOR client as a replica, which may not touch the keyspace.
+  if (client.monitor && (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
+    return refuse(stat_id, "ERR Replica can't interact with the keyspace");
+  }
   if (client.multi && !(spec->flags & kCmdNotQueued)) {
     client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
     reply.SimpleString("QUEUED");
     return;
   }
-  // As Redis, admin commands are not shown to monitors (they may carry secrets).
-  if (server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
-      !(spec->flags & kCmdAdmin)) {
-    FeedMonitors(self, client, args);
-  }
+  // As Redis, admin commands are not shown to monitors (they may carry secrets), and a
+  // command is shown after it ran: a monitor sees its own command's reply first.
+  const bool feed = server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
+                    !(spec->flags & kCmdAdmin);
+  Execute(self, client, sink, reply, *spec, stat_id, args);
+  if (feed) FeedMonitors(self, client, args);
+}
+
+void Dispatcher::Execute(ShardThread& self, ClientState& client, ReplySink& sink,
+                         ReplyBuilder& reply, const CommandSpec& command, uint32_t stat_id,
+                         ArgList args) const {
+  const CommandSpec* spec = &command;
   // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
   // MEMORY STATS) names no key and runs on the connection's thread.
   if (spec->on_shard != nullptr && spec->first_key > 0 && int(args.size()) > spec->first_key) {

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <regex>
 #include <set>
 #include <string>
@@ -194,6 +195,38 @@ TEST_P(DiffIntrospectionTest, CommandStatsCounters) {
   }
   EXPECT_EQ(counters(*rcc_), counters(*redisc_));
   Same({"INFO", "errorstats"});
+}
+
+// A MONITOR connection is a replica to Redis: it may not touch the keyspace or publish,
+// sees its own commands after their replies, leaves monitor mode on RESET, and MONITOR
+// inside EXEC is refused (EXEC owes one reply per command).
+TEST_P(DiffIntrospectionTest, MonitorClientsOwnCommands) {
+  const std::vector<Args> pipeline = {
+      {"MULTI"}, {"MONITOR"}, {"EXEC"}, {"MONITOR"}, {"SET", "a", "1"}, {"GET", "a"},
+      {"PUBLISH", "ch", "m"}, {"PING"}, {"SELECT", "0"}, {"MONITOR"}, {"RESET"},
+      {"GET", "a"}, {"PING", "after"}};
+  std::string bytes;
+  for (const Args& cmd : pipeline) bytes += EncodeCommand(cmd);
+  // Seven replies, three monitor lines (PING, SELECT, nothing for the second MONITOR or
+  // RESET), then two replies after RESET.
+  const size_t expected = 3 + 1 + 3 + 2 + 2 + 1 + 2;
+  const std::regex stamp(R"re(^\+\d+\.\d{6} \[0 127\.0\.0\.1:\d+\] )re");
+  auto run = [&](int port) {
+    auto conn = NewRaw(port);
+    std::vector<std::string> out;
+    if (!conn) return out;
+    conn->Send(bytes);
+    out = conn->ReadReplies(expected);
+    // Nothing more may follow.
+    out.push_back(conn->ReadReply(std::chrono::milliseconds(200)));
+    for (std::string& line : out) line = std::regex_replace(line, stamp, "+<monitor> ");
+    return out;
+  };
+  std::vector<std::string> want = run(redis_->port());
+  std::vector<std::string> got = run(rc_->port());
+  ASSERT_EQ(want.size(), expected + 1);
+  EXPECT_EQ(want.back(), "!TIMEOUT");
+  EXPECT_EQ(got, want);
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, DiffIntrospectionTest, ::testing::Values(1, 3), ThreadsName);
