@@ -1,6 +1,7 @@
-// LATENCY LATEST / RESET / HISTOGRAM / HELP. LATEST and RESET read the server-wide
-// LatencyMonitor (events above latency-monitor-threshold); HISTOGRAM merges every
-// thread's per-command histograms by fan-out, like INFO latencystats.
+// LATENCY LATEST / HISTORY / GRAPH / DOCTOR / RESET / HISTOGRAM / HELP. All but HISTOGRAM
+// read the server-wide LatencyMonitor (events above latency-monitor-threshold);
+// HISTOGRAM merges every thread's per-command histograms by fan-out, like INFO
+// latencystats.
 
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "shard/dispatcher.h"
 #include "shard/fanout.h"
 #include "shard/key_groups.h"
+#include "shard/latency_report.h"
 #include "shard/server_state.h"
 
 namespace rc {
@@ -16,15 +18,47 @@ namespace rc {
 namespace {
 
 void Latest(CoordCmd& cmd) {
-  auto events = cmd.server.introspect.latency.Latest();
+  LatencyEvents events = cmd.server.introspect.latency.Snapshot();
   cmd.reply.ArrayLen(events.size());
   for (const auto& [name, e] : events) {
     cmd.reply.ArrayLen(4);
     cmd.reply.Bulk(name);
-    cmd.reply.Integer(e.unix_seconds);
-    cmd.reply.Integer(int64_t(e.latest_ms));
+    cmd.reply.Integer(e.Latest().unix_seconds);
+    cmd.reply.Integer(int64_t(e.Latest().ms));
     cmd.reply.Integer(int64_t(e.max_ms));
   }
+}
+
+int64_t NowSeconds(const CoordCmd& cmd) { return cmd.server.clock->NowUnixMillis() / 1000; }
+
+// HISTORY <event>: [unix time, ms] per second with a spike, oldest first; [] if unknown.
+void History(CoordCmd& cmd) {
+  LatencyEvents events = cmd.server.introspect.latency.Snapshot();
+  auto it = events.find(std::string(cmd.args[2]));
+  if (it == events.end()) return cmd.reply.ArrayLen(0);
+  auto history = it->second.History();
+  cmd.reply.ArrayLen(history.size());
+  for (const auto& s : history) {
+    cmd.reply.ArrayLen(2);
+    cmd.reply.Integer(s.unix_seconds);
+    cmd.reply.Integer(int64_t(s.ms));
+  }
+}
+
+void Graph(CoordCmd& cmd) {
+  LatencyEvents events = cmd.server.introspect.latency.Snapshot();
+  std::string name(cmd.args[2]);
+  auto it = events.find(name);
+  if (it == events.end()) {
+    return cmd.reply.Error(StrCat("ERR No samples available for event '", name, "'"));
+  }
+  cmd.reply.Verbatim(LatencyGraph(name, it->second, NowSeconds(cmd)));
+}
+
+void Doctor(CoordCmd& cmd) {
+  cmd.reply.Verbatim(LatencyDoctor(cmd.server.introspect.latency.Snapshot(),
+                                   cmd.server.config.latency_monitor_threshold,
+                                   cmd.server.config.slowlog_log_slower_than, NowSeconds(cmd)));
 }
 
 void Histogram(CoordCmd& cmd) {
@@ -75,6 +109,12 @@ void Histogram(CoordCmd& cmd) {
 void Help(ReplyBuilder& reply) {
   static const char* kLines[] = {
       "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DOCTOR",
+      "    Return a human readable latency analysis report.",
+      "GRAPH <event>",
+      "    Return an ASCII latency graph for the <event> class.",
+      "HISTORY <event>",
+      "    Return time-latency samples for the <event> class.",
       "LATEST",
       "    Return the latest latency samples for all events.",
       "RESET [<event> ...]",
@@ -98,6 +138,9 @@ void Latency(CoordCmd& cmd) {
     return cmd.reply.Integer(int64_t(cmd.server.introspect.latency.Reset(events)));
   }
   if (sub == "histogram") return Histogram(cmd);
+  if (sub == "history") return History(cmd);
+  if (sub == "graph") return Graph(cmd);
+  if (sub == "doctor") return Doctor(cmd);
   Help(cmd.reply);
 }
 
@@ -106,8 +149,10 @@ void Latency(CoordCmd& cmd) {
 void RegisterLatencyCommands(CommandTable& t) {
   const uint32_t admin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
   CommandSpec& latency = t.Add(CommandSpec{"latency", -2, admin, 0, 0, 0, nullptr, Latency, {}});
-  latency.subcommands = {{"latest", 2}, {"reset", -2}, {"histogram", -2}, {"help", 2}};
-  latency.sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}};
+  latency.subcommands = {{"latest", 2}, {"reset", -2}, {"histogram", -2}, {"history", 3},
+                         {"graph", 3},  {"doctor", 2}, {"help", 2}};
+  latency.sub_info = {{admin}, {admin}, {admin}, {admin}, {admin}, {admin},
+                      {kCmdLoading | kCmdStale}};
 }
 
 }  // namespace rc

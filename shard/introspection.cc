@@ -93,12 +93,26 @@ std::string MonitorLine(int64_t unix_us, std::string_view addr, ArgList args) {
 void LatencyMonitor::Add(const std::string& event, uint64_t ms, int64_t unix_seconds) {
   std::lock_guard<std::mutex> lock(mu_);
   Event& e = events_[event];
-  e.unix_seconds = unix_seconds;
-  e.latest_ms = ms;
   e.max_ms = std::max(e.max_ms, ms);
+  Sample& last = e.samples[(e.next + kHistory - 1) % kHistory];
+  if (last.unix_seconds == unix_seconds) {
+    last.ms = std::max(last.ms, ms);
+    return;
+  }
+  e.samples[e.next] = Sample{unix_seconds, ms};
+  e.next = (e.next + 1) % kHistory;
 }
 
-std::map<std::string, LatencyMonitor::Event> LatencyMonitor::Latest() const {
+std::vector<LatencyMonitor::Sample> LatencyMonitor::Event::History() const {
+  std::vector<Sample> out;
+  for (size_t j = 0; j < kHistory; ++j) {
+    const Sample& s = samples[(next + j) % kHistory];
+    if (s.unix_seconds != 0) out.push_back(s);
+  }
+  return out;
+}
+
+std::map<std::string, LatencyMonitor::Event> LatencyMonitor::Snapshot() const {
   std::lock_guard<std::mutex> lock(mu_);
   return events_;
 }

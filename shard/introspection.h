@@ -4,6 +4,7 @@
 // commands slower than their thresholds (10 ms and off by default), never on the common
 // path; the pause is two atomics every connection reads before running a command.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -43,16 +44,26 @@ class SlowLog {
   uint64_t next_id_ = 0;
 };
 
-// LATENCY LATEST's events: "command" (slow non-fast commands) and "fast-command".
+// The latency monitor's events: "command" (slow non-fast commands) and "fast-command".
+// Each keeps Redis's history: one sample per second (that second's worst), the last 160.
 class LatencyMonitor {
  public:
+  static constexpr size_t kHistory = 160;  // Redis's LATENCY_TS_LEN
+  struct Sample {
+    int64_t unix_seconds = 0;  // 0: an unused slot
+    uint64_t ms = 0;
+  };
   struct Event {
-    int64_t unix_seconds = 0;
-    uint64_t latest_ms = 0;
-    uint64_t max_ms = 0;
+    std::array<Sample, kHistory> samples{};
+    size_t next = 0;      // the slot a new second's sample goes to
+    uint64_t max_ms = 0;  // worst since the event was created or reset
+    const Sample& Latest() const { return samples[(next + kHistory - 1) % kHistory]; }
+    // Used slots, oldest first.
+    std::vector<Sample> History() const;
   };
   void Add(const std::string& event, uint64_t ms, int64_t unix_seconds);
-  std::map<std::string, Event> Latest() const;
+  // A copy of every event, by name.
+  std::map<std::string, Event> Snapshot() const;
   // Resets the named events (all when `events` is empty); returns how many existed.
   size_t Reset(const std::vector<std::string>& events);
 

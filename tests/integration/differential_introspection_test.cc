@@ -197,6 +197,49 @@ TEST_P(DiffIntrospectionTest, CommandStatsCounters) {
   Same({"INFO", "errorstats"});
 }
 
+// LATENCY DOCTOR / HISTORY / GRAPH against a redis-server that allows DEBUG SLEEP. The
+// measured milliseconds and the period differ run to run: digits are compared as '#'.
+TEST_P(DiffIntrospectionTest, LatencyDoctorHistoryGraph) {
+  std::string error;
+  redisc_.reset();
+  redis_ = ServerProcess::StartRedis(&error, {"--enable-debug-command", "yes"});
+  ASSERT_TRUE(redis_) << error;
+  redisc_ = Client::Connect(redis_->port(), &error);
+  ASSERT_TRUE(redisc_) << error;
+  const std::regex digits("[0-9]+");
+  auto same_text = [&](const Args& cmd) {
+    std::string want = std::regex_replace(redisc_->Cmd(cmd), digits, "#");
+    std::string got = std::regex_replace(rcc_->Cmd(cmd), digits, "#");
+    EXPECT_EQ(got, want) << Describe(cmd);
+  };
+  Same({"LATENCY", "DOCTOR"});  // monitoring off, no events
+  Script({{"LATENCY", "HISTORY", "command"}, {"LATENCY", "GRAPH", "command"},
+          {"LATENCY", "HISTORY"}, {"LATENCY", "GRAPH"}, {"LATENCY", "DOCTOR", "x"},
+          {"CONFIG", "SET", "latency-monitor-threshold", "5"}});
+  Same({"LATENCY", "DOCTOR"});  // on, nothing observed yet
+  Same({"DEBUG", "SLEEP", "0.02"});
+  same_text({"LATENCY", "DOCTOR"});  // slowlog-log-slower-than 10000 > 5 ms: tuning advice
+  Same({"CONFIG", "SET", "slowlog-log-slower-than", "-1"});
+  same_text({"LATENCY", "DOCTOR"});  // the "enable the Slow Log" advice
+  Same({"CONFIG", "SET", "slowlog-log-slower-than", "0"});
+  same_text({"LATENCY", "DOCTOR"});  // logs everything: no slow log advice
+  for (Client* c : {redisc_.get(), rcc_.get()}) {
+    Client::ReplyPtr h = c->RawCmd({"LATENCY", "HISTORY", "command"});
+    ASSERT_TRUE(h && h->type == REDIS_REPLY_ARRAY && h->elements == 1);
+    ASSERT_EQ(h->element[0]->elements, 2u);
+    EXPECT_GE(h->element[0]->element[1]->integer, 20);
+    Client::ReplyPtr g = c->RawCmd({"LATENCY", "GRAPH", "command"});
+    ASSERT_TRUE(g && g->type == REDIS_REPLY_STRING);
+    std::string graph(g->str, g->len);
+    // The header line is Redis's; the chart under it is drawn in ringcache's own way.
+    EXPECT_TRUE(std::regex_search(
+        graph, std::regex(R"(^command - high 2\d ms, low 2\d ms \(all time high 2\d ms\)\n-{80}\n)")))
+        << graph;
+  }
+  Same({"LATENCY", "RESET"});
+  Same({"LATENCY", "HISTORY", "command"});
+}
+
 // A MONITOR connection is a replica to Redis: it may not touch the keyspace or publish,
 // sees its own commands after their replies, leaves monitor mode on RESET, and MONITOR
 // inside EXEC is refused (EXEC owes one reply per command).
