@@ -1,6 +1,11 @@
-// MEMORY USAGE / STATS / DOCTOR / HELP. USAGE runs on the key's shard (the row's key is
-// argument 2); the others run on the connection's thread and gather per-shard sizes by
-// fan-out. Bytes are what the allocator holds (malloc_usable_size), not estimates.
+// MEMORY USAGE / STATS / DOCTOR / MALLOC-STATS / PURGE / HELP. USAGE runs on the key's
+// shard (the row's key is argument 2); the others run on the connection's thread, STATS
+// gathering per-shard sizes by fan-out. Bytes are what the allocator holds (malloc_usable_size), not estimates.
+
+#include <malloc.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include "core/entry.h"
 #include "core/strings.h"
@@ -97,11 +102,35 @@ void Doctor(CoordCmd& cmd) {
       "occurs on this base.");
 }
 
+// glibc's own report (malloc_info's XML): Redis prints jemalloc's here, or declines for
+// other allocators.
+void MallocStats(CoordCmd& cmd) {
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  if (f == nullptr) return cmd.reply.Verbatim("Stats not supported for the current allocator");
+  malloc_info(0, f);
+  std::fclose(f);
+  cmd.reply.Verbatim(std::string_view(buf, len));
+  std::free(buf);
+}
+
+// Hands free heap pages back to the kernel in every arena, as jemalloc's purge does for
+// Redis. Locks each arena in turn: other threads' mallocs wait at most for one arena.
+void Purge(CoordCmd& cmd) {
+  malloc_trim(0);
+  cmd.reply.Ok();
+}
+
 void Help(ReplyBuilder& reply) {
   static const char* kLines[] = {
       "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DOCTOR",
       "    Return memory problems reports.",
+      "MALLOC-STATS",
+      "    Return internal statistics report from the memory allocator.",
+      "PURGE",
+      "    Attempt to purge dirty pages for reclamation by the allocator.",
       "STATS",
       "    Return information about the memory usage of the server.",
       "USAGE <key> [SAMPLES <count>]",
@@ -118,6 +147,8 @@ void Memory(CoordCmd& cmd) {
   std::string sub = ToLower(cmd.args[1]);
   if (sub == "stats") return Stats(cmd);
   if (sub == "doctor") return Doctor(cmd);
+  if (sub == "malloc-stats") return MallocStats(cmd);
+  if (sub == "purge") return Purge(cmd);
   Help(cmd.reply);
 }
 
@@ -126,11 +157,10 @@ void Memory(CoordCmd& cmd) {
 void RegisterMemoryCommands(CommandTable& t) {
   // Key at argument 2 (USAGE's); the shorter subcommands run on the connection's thread.
   CommandSpec& memory = t.Add(CommandSpec{"memory", -2, kCmdReadOnly, 2, 2, 1, Usage, Memory, {}});
-  memory.subcommands = {{"usage", -3}, {"stats", 2}, {"doctor", 2}, {"help", 2}};
-  memory.sub_info = {{kCmdReadOnly, false},
-                     {0, true},
-                     {0, true},
-                     {kCmdLoading | kCmdStale, true}};
+  memory.subcommands = {{"usage", -3}, {"stats", 2},  {"doctor", 2},
+                        {"malloc-stats", 2}, {"purge", 2}, {"help", 2}};
+  memory.sub_info = {{kCmdReadOnly, false}, {0, true}, {0, true},
+                     {0, true},             {0, true}, {kCmdLoading | kCmdStale, true}};
 }
 
 }  // namespace rc

@@ -116,6 +116,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   const CommandSpec* spec = table_.Find(args[0]);
   if (spec == nullptr) return refuse(-1, UnknownCommandError(args));
   uint32_t stat_id = spec->stat_id;
+  uint32_t flags = spec->flags;  // a container's: its subcommand's, once known
   client.last_cmd = stat_id;
   if (!spec->ArityOk(args.size())) return refuse(stat_id, WrongArityError(spec->name));
   if (!spec->subcommands.empty() && args.size() >= 2) {
@@ -127,6 +128,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
                                upper, " HELP."));
     }
     stat_id = spec->sub_stat_ids[size_t(sub)];
+    if (size_t(sub) < spec->sub_info.size()) flags = spec->sub_info[size_t(sub)].flags;
     client.last_cmd = stat_id;
     int arity = spec->subcommands[size_t(sub)].second;
     if (arity >= 0 ? args.size() != size_t(arity) : args.size() < size_t(-arity)) {
@@ -144,7 +146,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
                          "allowed in this context"));
   }
   // Redis flags a MONITOR client as a replica, which may not touch the keyspace.
-  if (client.monitor && (spec->flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
+  if (client.monitor && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
     return refuse(stat_id, "ERR Replica can't interact with the keyspace");
   }
   if (client.multi && !(spec->flags & kCmdNotQueued)) {
@@ -155,7 +157,7 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // As Redis, admin commands are not shown to monitors (they may carry secrets), and a
   // command is shown after it ran: a monitor sees its own command's reply first.
   const bool feed = server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
-                    !(spec->flags & kCmdAdmin);
+                    !(flags & kCmdAdmin);
   Execute(self, client, sink, reply, *spec, stat_id, args);
   if (feed) FeedMonitors(self, client, args);
 }

@@ -97,6 +97,10 @@ TEST_P(DiffIntrospectionTest, MemoryUsageArguments) {
           {"MEMORY", "USAGE", "k", "BOGUS"},
           {"MEMORY", "USAGE"},
           {"MEMORY", "STATS", "x"},
+          {"MEMORY", "PURGE"},
+          {"MEMORY", "PURGE", "x"},
+          {"MEMORY", "MALLOC-STATS", "x"},
+          {"MEMORY", "HELP"},
           {"MEMORY", "FOO"}});
   Client::ReplyPtr r = rcc_->RawCmd({"MEMORY", "USAGE", "k", "SAMPLES", "0"});
   ASSERT_TRUE(r && r->type == REDIS_REPLY_INTEGER);
@@ -246,13 +250,17 @@ TEST_P(DiffIntrospectionTest, LatencyDoctorHistoryGraph) {
 TEST_P(DiffIntrospectionTest, MonitorClientsOwnCommands) {
   const std::vector<Args> pipeline = {
       {"MULTI"}, {"MONITOR"}, {"EXEC"}, {"MONITOR"}, {"SET", "a", "1"}, {"GET", "a"},
-      {"PUBLISH", "ch", "m"}, {"PING"}, {"SELECT", "0"}, {"MONITOR"}, {"RESET"},
-      {"GET", "a"}, {"PING", "after"}};
+      {"PUBLISH", "ch", "m"}, {"PING"}, {"SELECT", "0"}, {"MONITOR"},
+      // A container's subcommand decides: MEMORY USAGE reads the keyspace, OBJECT HELP
+      // does not; CLIENT SETNAME is shown, CLIENT LIST (admin) is not.
+      {"MEMORY", "USAGE", "a"}, {"OBJECT", "HELP"}, {"CLIENT", "SETNAME", "m"},
+      {"CLIENT", "LIST", "ID", "0"}, {"RESET"}, {"GET", "a"}, {"PING", "after"}};
   std::string bytes;
   for (const Args& cmd : pipeline) bytes += EncodeCommand(cmd);
-  // Seven replies, three monitor lines (PING, SELECT, nothing for the second MONITOR or
-  // RESET), then two replies after RESET.
-  const size_t expected = 3 + 1 + 3 + 2 + 2 + 1 + 2;
+  // Replies and monitor lines: MULTI..EXEC 3, MONITOR 1, SET/GET/PUBLISH 3, PING and
+  // SELECT 2 each (reply, line), the second MONITOR none, MEMORY USAGE 1, OBJECT HELP 2,
+  // CLIENT SETNAME 2, CLIENT LIST 1, RESET 1 (no line: no longer a monitor), then 2.
+  const size_t expected = 3 + 1 + 3 + 2 + 2 + 1 + 2 + 2 + 1 + 1 + 2;
   const std::regex stamp(R"re(^\+\d+\.\d{6} \[0 127\.0\.0\.1:\d+\] )re");
   auto run = [&](int port) {
     auto conn = NewRaw(port);

@@ -311,6 +311,11 @@ TEST_P(IntrospectionTest, MemoryUsageAndStats) {
   EXPECT_GT(stats["dataset.bytes"], 10000);
   EXPECT_GT(stats["total.allocated"], stats["dataset.bytes"]);
   EXPECT_EQ(rcc_->Cmd({"MEMORY", "DOCTOR"}).substr(0, 7), "$Hi Sam");
+  // glibc's malloc_info XML, and a trim that answers OK.
+  std::string malloc_stats = rcc_->Cmd({"MEMORY", "MALLOC-STATS"});
+  EXPECT_EQ(malloc_stats.substr(0, 17), "$<malloc version=") << malloc_stats.substr(0, 80);
+  EXPECT_NE(malloc_stats.find("</malloc>"), std::string::npos);
+  EXPECT_EQ(rcc_->Cmd({"MEMORY", "PURGE"}), "+OK");
 }
 
 TEST_P(IntrospectionTest, MonitorSeesCommandsOfEveryThread) {
