@@ -7,52 +7,23 @@ Run by ctest as `/usr/bin/python3 test_config_rewrite.py <path-to-ringcache>`.
 """
 
 import os
-import re
-import select
-import subprocess
-import sys
 import tempfile
-import time
 import unittest
 
 import redis
 
-BINARY = None
-READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
-
-
-def start(*argv):
-    proc = subprocess.Popen([BINARY, *argv], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            stdin=subprocess.DEVNULL)
-    out, deadline = b"", time.monotonic() + 10
-    while not READY.search(out) and time.monotonic() < deadline:
-        if select.select([proc.stdout], [], [], 1)[0]:
-            chunk = os.read(proc.stdout.fileno(), 4096)
-            if not chunk:
-                break
-            out += chunk
-    match = READY.search(out)
-    if not match:
-        proc.kill()
-        raise RuntimeError("ringcache did not start: %r" % out)
-    return proc, int(match.group(1))
-
-
-def stop(proc):
-    proc.terminate()
-    assert proc.wait(timeout=15) == 0
-
+from ringcache_server import Ringcache, main
 
 class ConfigRewriteTest(unittest.TestCase):
 
     def test_without_a_config_file(self):
-        proc, port = start("--port", "0", "--threads", "1")
+        server = Ringcache(threads=1)
         try:
             with self.assertRaisesRegex(redis.ResponseError,
                                         "^The server is running without a config file$"):
-                redis.Redis(port=port).config_rewrite()
+                redis.Redis(port=server.port).config_rewrite()
         finally:
-            stop(proc)
+            server.stop_ok()
 
     def test_rewrite_and_restart(self):
         with tempfile.TemporaryDirectory() as d:
@@ -60,16 +31,16 @@ class ConfigRewriteTest(unittest.TestCase):
             with open(path, "w") as f:
                 f.write("# my settings\nport 0\nmaxclients 100\n# keep me\n"
                         "timeout 0\ntimeout 7\nsave \"\"\nappendonly no\n")
-            proc, port = start(path, "--threads", "2")
+            server = Ringcache(args=[path, "--threads", "2"])
             try:
-                r = redis.Redis(port=port, decode_responses=True)
+                r = redis.Redis(port=server.port, decode_responses=True)
                 r.config_set("maxclients", 250)
                 r.config_set("notify-keyspace-events", "Ex")
                 r.config_set("lazyfree-threshold", 100)
                 self.assertTrue(r.config_rewrite())
                 r.close()
             finally:
-                stop(proc)
+                server.stop_ok()
             with open(path) as f:
                 lines = f.read().splitlines()
             self.assertEqual(lines[0], "# my settings")
@@ -84,9 +55,9 @@ class ConfigRewriteTest(unittest.TestCase):
             self.assertFalse(any(l.startswith("proto-max-bulk-len") for l in lines))
             self.assertFalse(os.path.exists(path + ".rewrite.tmp"))
 
-            proc, port = start(path, "--port", "0")
+            server = Ringcache(args=[path, "--port", "0"])
             try:
-                r = redis.Redis(port=port, decode_responses=True)
+                r = redis.Redis(port=server.port, decode_responses=True)
                 self.assertEqual(r.config_get("maxclients"), {"maxclients": "250"})
                 self.assertEqual(r.config_get("timeout"), {"timeout": "7"})
                 self.assertEqual(r.config_get("notify-keyspace-events"),
@@ -95,9 +66,8 @@ class ConfigRewriteTest(unittest.TestCase):
                                  {"lazyfree-threshold": "100"})
                 r.close()
             finally:
-                stop(proc)
+                server.stop_ok()
 
 
 if __name__ == "__main__":
-    BINARY = sys.argv.pop(1)
-    unittest.main()
+    main()

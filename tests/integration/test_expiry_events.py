@@ -1,7 +1,7 @@
 """Expired-key notifications and real expiry seen through redis-py 4.3's PubSub.
 
 Run by ctest as `/usr/bin/python3 test_expiry_events.py <path-to-ringcache>`. Starts
-ringcache with 3 threads (the Ringcache helper of test_redis_py.py) and checks that:
+ringcache with 3 threads (ringcache_server.ServerTestCase) and checks that:
   * with notify-keyspace-events Ex, a SUBSCRIBE and a PSUBSCRIBE subscriber each get one
     "expired" event per key for 1000 keys spread over the 3 shards, none twice, none missing;
   * with Kx, __keyspace@0__:<key> gets "expired";
@@ -13,15 +13,12 @@ is gone and expecting it as the next message.
 """
 
 import collections
-import sys
 import time
-import unittest
 
 import redis
 
-from test_redis_py import Ringcache
+from ringcache_server import ServerTestCase, main
 
-BINARY = None
 THREADS = 3
 # Generous: sanitizer builds on two CI cores are 3-10x slower.
 EVENTUALLY = 30.0
@@ -53,19 +50,8 @@ def wait_until(predicate, timeout=EVENTUALLY, step=0.005):
         time.sleep(step)
 
 
-class ExpiryEventsTest(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Ringcache(BINARY, THREADS)
-        cls.port = cls.server.port
-
-    @classmethod
-    def tearDownClass(cls):
-        code = cls.server.stop()
-        if code != 0:
-            raise AssertionError("ringcache did not exit 0 on SIGTERM (code %r); output:\n%s"
-                                 % (code, cls.server.output.decode(errors="replace")))
+class ExpiryEventsTest(ServerTestCase):
+    THREADS = THREADS
 
     def setUp(self):
         self.r = redis.Redis(port=self.port, decode_responses=True, socket_timeout=60)
@@ -220,7 +206,4 @@ class ExpiryEventsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_expiry_events.py <path-to-ringcache>")
-    BINARY = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    main()

@@ -5,29 +5,14 @@ parsers (parse_info, parse_client_list, parse_slowlog_get) are what monitoring t
 use: a field they cannot split or a number they cannot convert fails here.
 """
 
-import sys
-import unittest
 
 import redis
 
-from test_redis_py import Ringcache
-
-BINARY = None
-THREADS = 3
+from ringcache_server import ServerTestCase, main
 
 
-class IntrospectionPyTest(unittest.TestCase):
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Ringcache(BINARY, THREADS)
-
-    @classmethod
-    def tearDownClass(cls):
-        code = cls.server.stop()
-        if code != 0:
-            raise AssertionError("ringcache did not exit 0 on SIGTERM (code %r); output:\n%s"
-                                 % (code, cls.server.output.decode(errors="replace")))
+class IntrospectionPyTest(ServerTestCase):
 
     def setUp(self):
         self.r = redis.Redis(port=self.server.port, decode_responses=True, socket_timeout=30)
@@ -128,7 +113,4 @@ class IntrospectionPyTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_introspection_py.py <path-to-ringcache>")
-    BINARY = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    main()

@@ -5,61 +5,28 @@ Run by ctest as `/usr/bin/python3 test_metrics.py <path-to-ringcache>`.
 
 import os
 import re
-import select
-import signal
 import socket
-import subprocess
-import sys
 import time
-import unittest
 import urllib.error
 import urllib.request
 
 import redis
 
-from test_redis_py import free_port
+from ringcache_server import ServerTestCase, free_port, main
 
-BINARY = None
-READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
 METRICS = re.compile(rb"Metrics on http://[^:]+:(\d+)/metrics\n")
 SAMPLE = re.compile(r'^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_]+="([^"\\]|\\.)*",?)*\})? '
                     r'-?[0-9.eE+-]+(inf)?$')
 
 
-class MetricsTest(unittest.TestCase):
+class MetricsTest(ServerTestCase):
+    THREADS = 2
 
     @classmethod
     def setUpClass(cls):
         cls.metrics_port = free_port()
-        args = [BINARY, "--port", "0", "--threads", "2", "--metrics-port", str(cls.metrics_port)]
-        # ctest runs these tests a second time with RINGCACHE_IO_ENGINE=epoll.
-        if os.environ.get("RINGCACHE_IO_ENGINE"):
-            args += ["--io-engine", os.environ["RINGCACHE_IO_ENGINE"]]
-        cls.proc = subprocess.Popen(
-            args,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        out = b""
-        deadline = time.monotonic() + 10
-        while not READY.search(out) and time.monotonic() < deadline:
-            ready, _, _ = select.select([cls.proc.stdout], [], [], 1)
-            if ready:
-                out += os.read(cls.proc.stdout.fileno(), 4096)
-        match = READY.search(out)
-        if not match:
-            cls.proc.kill()
-            raise RuntimeError("no ready line: %r" % out)
-        cls.port = int(match.group(1))
-        cls.log = out
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.proc.send_signal(signal.SIGTERM)
-        code = cls.proc.wait(timeout=15)
-        output = cls.log + cls.proc.stdout.read()
-        cls.proc.stdout.close()
-        if code != 0:
-            raise AssertionError("ringcache exited %r; output:\n%s"
-                                 % (code, output.decode(errors="replace")))
+        cls.EXTRA = ("--metrics-port", str(cls.metrics_port))
+        super().setUpClass()
 
     def scrape(self):
         url = "http://127.0.0.1:%d/metrics" % self.metrics_port
@@ -79,7 +46,7 @@ class MetricsTest(unittest.TestCase):
         return values
 
     def test_startup_line_names_the_endpoint(self):
-        self.assertEqual(int(METRICS.search(self.log).group(1)), self.metrics_port)
+        self.assertEqual(int(METRICS.search(self.server.output).group(1)), self.metrics_port)
 
     def test_counters_follow_commands(self):
         before = self.samples(self.scrape())
@@ -112,7 +79,7 @@ class MetricsTest(unittest.TestCase):
         # turning stdin into a client and closing it.
         for _ in range(3):
             self.scrape()
-        self.assertEqual(os.readlink("/proc/%d/fd/0" % self.proc.pid), "/dev/null")
+        self.assertEqual(os.readlink("/proc/%d/fd/0" % self.server.proc.pid), "/dev/null")
         clients = self.samples(self.scrape())["ringcache_connected_clients"]
         self.assertEqual(clients, 0)
 
@@ -133,5 +100,4 @@ class MetricsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BINARY = sys.argv.pop(1)
-    unittest.main()
+    main()

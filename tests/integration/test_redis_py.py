@@ -5,87 +5,14 @@ with 3 threads on a free port, waits for its ready line, and checks that it exit
 SIGTERM at the end.
 """
 
-import os
-import re
-import select
-import signal
-import socket
 import subprocess
-import sys
-import time
-import unittest
 
 import redis
 
-BINARY = None
-THREADS = 3
-READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
+from ringcache_server import ServerTestCase, main
 
 
-def free_port():
-    """A TCP port nobody listens on right now (for servers that cannot take port 0)."""
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
-class Ringcache:
-    """The server as a child process; stdout and stderr are kept for failure messages."""
-
-    def __init__(self, binary, threads):
-        args = [binary, "--port", "0", "--threads", str(threads)]
-        # ctest runs these tests a second time with RINGCACHE_IO_ENGINE=epoll.
-        if os.environ.get("RINGCACHE_IO_ENGINE"):
-            args += ["--io-engine", os.environ["RINGCACHE_IO_ENGINE"]]
-        self.proc = subprocess.Popen(
-            args,
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.output = b""
-        deadline = time.monotonic() + 10
-        while True:
-            match = READY.search(self.output)
-            if match:
-                self.port = int(match.group(1))
-                return
-            left = deadline - time.monotonic()
-            ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
-            chunk = os.read(self.proc.stdout.fileno(), 4096) if ready else b""
-            if not chunk:
-                self.proc.kill()
-                self.proc.wait()
-                raise RuntimeError("ringcache printed no ready line; output:\n"
-                                   + self.output.decode(errors="replace"))
-            self.output += chunk
-
-    def stop(self):
-        """SIGTERM; returns the exit code (None if it had to be killed)."""
-        self.proc.send_signal(signal.SIGTERM)
-        try:
-            code = self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            code = None
-        self.output += self.proc.stdout.read()
-        self.proc.stdout.close()
-        return code
-
-
-class RedisPyTest(unittest.TestCase):
-
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Ringcache(BINARY, THREADS)
-        cls.port = cls.server.port
-
-    @classmethod
-    def tearDownClass(cls):
-        code = cls.server.stop()
-        if code != 0:
-            raise AssertionError("ringcache did not exit 0 on SIGTERM (code %r); output:\n%s"
-                                 % (code, cls.server.output.decode(errors="replace")))
+class RedisPyTest(ServerTestCase):
 
     def setUp(self):
         self.r = redis.Redis(port=self.port, decode_responses=True, socket_timeout=30)
@@ -307,7 +234,4 @@ class RedisPyTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit("usage: test_redis_py.py <path-to-ringcache>")
-    BINARY = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    main()

@@ -8,13 +8,11 @@ sockets (redis-py 4.3 has no RESP3), so every type byte is compared as sent.
 import re
 import socket
 import subprocess
-import sys
 import time
 import unittest
 
-from test_redis_py import Ringcache, free_port
+from ringcache_server import Ringcache, free_port, main
 
-BINARY = None
 
 
 class RedisServer:
@@ -111,15 +109,13 @@ class Resp3Test(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        cls.rc = Ringcache(BINARY, 3)
+        cls.rc = Ringcache(threads=3)
         cls.redis = RedisServer()
 
     @classmethod
     def tearDownClass(cls):
         cls.redis.stop()
-        code = cls.rc.stop()
-        if code != 0:
-            raise AssertionError("ringcache exit code %r" % code)
+        cls.rc.stop_ok()
 
     def setUp(self):
         self.a = Conn(self.redis.port)
@@ -205,5 +201,4 @@ class Resp3Test(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    BINARY = sys.argv.pop(1)
-    unittest.main()
+    main()

@@ -23,7 +23,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from test_redis_py import Ringcache, free_port  # noqa: E402  (shared launcher)
+from ringcache_server import Ringcache, free_port  # noqa: E402  (shared launcher)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 MANIFESTS = ("package.json", "package-lock.json")

@@ -1,0 +1,107 @@
+"""The ringcache binary as a child process, for the Python integration tests.
+
+ctest runs each test_*.py as `python3 test_x.py <path-to-ringcache>`; `main()` takes the
+path from argv. ServerTestCase starts one server per test class and fails the class if
+the server does not exit 0 on SIGTERM.
+"""
+
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import sys
+import time
+import unittest
+
+BINARY = None  # set by main()
+READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
+
+
+def free_port():
+    """A TCP port nobody listens on right now (for servers that cannot take port 0)."""
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+class Ringcache:
+    """The server as a child process; stdout and stderr are kept for failure messages.
+
+    `args` replace the default `--port 0 --threads N` when given (a config file first,
+    say); the port is read from the ready line either way.
+    """
+
+    def __init__(self, binary=None, threads=3, extra=(), args=None):
+        argv = [binary or BINARY]
+        argv += list(args) if args is not None else ["--port", "0", "--threads", str(threads)]
+        argv += list(extra)
+        # ctest runs these tests a second time with RINGCACHE_IO_ENGINE=epoll.
+        if os.environ.get("RINGCACHE_IO_ENGINE"):
+            argv += ["--io-engine", os.environ["RINGCACHE_IO_ENGINE"]]
+        self.proc = subprocess.Popen(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self.output = b""
+        deadline = time.monotonic() + 10
+        while True:
+            match = READY.search(self.output)
+            if match:
+                self.port = int(match.group(1))
+                return
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([self.proc.stdout], [], [], max(left, 0))
+            chunk = os.read(self.proc.stdout.fileno(), 4096) if ready else b""
+            if not chunk:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError("ringcache printed no ready line; output:\n"
+                                   + self.output.decode(errors="replace"))
+            self.output += chunk
+
+    def stop(self):
+        """SIGTERM; returns the exit code (None if it had to be killed)."""
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            code = self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            code = None
+        self.output += self.proc.stdout.read()
+        self.proc.stdout.close()
+        return code
+
+    def stop_ok(self):
+        """stop(), raising with the server's output unless it exited 0."""
+        code = self.stop()
+        if code != 0:
+            raise AssertionError("ringcache did not exit 0 on SIGTERM (code %r); output:\n%s"
+                                 % (code, self.output.decode(errors="replace")))
+
+
+class ServerTestCase(unittest.TestCase):
+    """One ringcache per test class: cls.server, cls.port."""
+
+    THREADS = 3
+    EXTRA = ()
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Ringcache(threads=cls.THREADS, extra=cls.EXTRA)
+        cls.port = cls.server.port
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop_ok()
+
+
+def main():
+    """Entry point of every test module: `python3 test_x.py <path-to-ringcache>`."""
+    global BINARY
+    if len(sys.argv) < 2:
+        sys.exit("usage: %s <path-to-ringcache>" % os.path.basename(sys.argv[0]))
+    BINARY = sys.argv.pop(1)
+    unittest.main(verbosity=2)
