@@ -34,6 +34,9 @@ std::string Flags(const ClientState& c) {
   std::string f;
   if (c.monitor) f += 'O';
   if (c.Subscriptions() > 0) f += 'P';
+  if (c.multi) f += 'x';
+  // A watched key changed: the next EXEC will abort (Redis's CLIENT_DIRTY_CAS).
+  if (c.watching.state && c.watching.state->dirty.load(std::memory_order_relaxed)) f += 'd';
   if (c.close_after_reply) f += 'c';
   if (c.no_evict) f += 'e';
   return f.empty() ? "N" : f;
@@ -48,17 +51,26 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
   std::string cmd = c.last_cmd >= 0 && size_t(c.last_cmd) < cmd_names.size()
                         ? cmd_names[size_t(c.last_cmd)]
                         : "NULL";
-  size_t tot_mem = b.qbuf + b.qbuf_free + b.rbs + b.omem + argv_mem;
+  // Redis's multi-mem: the queued commands' argument bytes and argv pointers.
+  size_t multi_mem = 0;
+  if (c.multi) {
+    for (const QueuedCommand& q : c.multi->queued) {
+      for (std::string_view a : q.args->view()) multi_mem += a.size() + sizeof(void*);
+    }
+  }
+  size_t tot_mem = b.qbuf + b.qbuf_free + b.rbs + b.omem + argv_mem + multi_mem;
   return StrCat("id=", c.id, " addr=", c.addr, " laddr=", c.laddr, " fd=", c.fd,
                 " name=", c.name, " age=", (now_unix_ms - c.created_ms) / 1000,
                 " idle=", std::max<int64_t>(0, now_mono_ms - b.last_active_ms) / 1000,
                 " flags=", Flags(c), " db=0 sub=", c.channels.size(),
-                " psub=", c.patterns.size(), " ssub=0 multi=-1 qbuf=", b.qbuf,
-                " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=0 rbs=", b.rbs,
+                " psub=", c.patterns.size(), " ssub=0 multi=",
+                c.multi ? int64_t(c.multi->queued.size()) : int64_t(-1), " qbuf=", b.qbuf,
+                " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=", multi_mem,
+                " rbs=", b.rbs,
                 " rbp=", b.rbs, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
                 " tot-mem=", tot_mem, " events=", b.writing ? "rw" : "r", " cmd=", cmd,
-                 " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name, " lib-ver=", c.lib_ver,
-                "\n");
+                " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name,
+                " lib-ver=", c.lib_ver, "\n");
 }
 
 size_t ArgBytes(ArgList args) {

@@ -150,7 +150,14 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
     return refuse(stat_id, "ERR Replica can't interact with the keyspace");
   }
   if (client.multi && !(spec->flags & kCmdNotQueued)) {
-    client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
+    // As Redis, nothing is kept once EXEC is bound to fail: a refused command doomed
+    // it, or a watched key changed (that flag stays set until EXEC, DISCARD or UNWATCH).
+    const bool doomed = client.multi->aborted ||
+                        (client.watching.state &&
+                         client.watching.state->dirty.load(std::memory_order_relaxed));
+    if (!doomed) {
+      client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
+    }
     reply.SimpleString("QUEUED");
     return;
   }

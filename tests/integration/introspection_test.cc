@@ -348,6 +348,41 @@ TEST_P(IntrospectionTest, MonitorSeesCommandsOfEveryThread) {
   EXPECT_EQ(monitors, 1);
 }
 
+// A client in MULTI with two commands queued and a watched key another client changed:
+// flags (x, d), multi and multi-mem as redis-server shows them, and after DISCARD.
+TEST_P(IntrospectionTest, ClientListShowsTransactionState) {
+  std::string error;
+  auto redis = ServerProcess::StartRedis(&error);
+  ASSERT_TRUE(redis) << error;
+  auto fields = [&](int port) {
+    std::vector<std::string> out;
+    auto tx = Client::Connect(port, &error);
+    auto other = Client::Connect(port, &error);
+    if (!tx || !other) return out;
+    tx->Cmd({"CLIENT", "SETNAME", "tx"});
+    tx->Cmd({"WATCH", "w"});
+    other->Cmd({"SET", "w", "1"});
+    tx->Cmd({"MULTI"});
+    tx->Cmd({"SET", "a", "1"});
+    tx->Cmd({"CLIENT", "INFO"});
+    auto tx_fields = [&](const std::vector<std::string>& names) {
+      for (const auto& line : ClientList(*other)) {
+        if (Field(line, "name") != "tx") continue;
+        for (const auto& n : names) out.push_back(n + "=" + Field(line, n));
+      }
+    };
+    tx_fields({"flags", "multi", "multi-mem"});
+    tx->Cmd({"DISCARD"});
+    tx_fields({"flags", "multi", "multi-mem"});
+    return out;
+  };
+  std::vector<std::string> want = fields(redis->port());
+  std::vector<std::string> got = fields(rc_->port());
+  ASSERT_EQ(want.size(), 6u);
+  EXPECT_EQ(want[0], "flags=xd");
+  EXPECT_EQ(got, want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, IntrospectionTest, ::testing::Values(1, 3), ThreadsName);
 
 }  // namespace
