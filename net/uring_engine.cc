@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -223,7 +224,24 @@ UringRemoteWaker::~UringRemoteWaker() {
   if (ready_) io_uring_queue_exit(&ring_);
 }
 
+bool KernelHasUringFeatures(std::string_view release) {
+  // 6.0 is the first release with all of it, so the major number decides.
+  int major = 0;
+  size_t i = 0;
+  while (i < release.size() && i < 6 && release[i] >= '0' && release[i] <= '9') {
+    major = major * 10 + (release[i++] - '0');
+  }
+  // Unparseable: ring setup itself decides.
+  if (i == 0 || i >= release.size() || release[i] != '.') return true;
+  return major >= 6;
+}
+
 bool UringRemoteWaker::Init(std::string* error) {
+  utsname uts{};
+  if (uname(&uts) == 0 && !KernelHasUringFeatures(uts.release)) {
+    *error = StrCat("kernel ", uts.release, " lacks multishot recv (needs 6.0)");
+    return false;
+  }
   if (int ret = io_uring_queue_init(8, &ring_, 0); ret < 0) {
     *error = StrCat("io_uring_queue_init: ", ErrnoText(-ret));
     return false;

@@ -8,6 +8,7 @@
 
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "net/reactor.h"
@@ -55,6 +56,12 @@ class UringReactor final : public Reactor {
   size_t buf_ring_bytes_ = 0;
   char* buffers_ = nullptr;
 };
+
+// Whether a kernel `release` (uname -r, "6.1.0-13-amd64") has everything the io_uring
+// engine uses: buffer rings and multishot accept (5.19), multishot recv (6.0). A kernel
+// with io_uring but without multishot recv would fail every receive, so the server
+// checks this before choosing the engine and falls back to epoll.
+bool KernelHasUringFeatures(std::string_view release);
 
 // A small ring of the server's own, so threads without a reactor can wake the reactors.
 class UringRemoteWaker final : public RemoteWaker {
