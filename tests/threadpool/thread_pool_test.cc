@@ -3,7 +3,10 @@
 #include <sched.h>
 
 #include <atomic>
+#include <chrono>
+#include <future>
 #include <memory>
+#include <thread>
 
 #include "gtest/gtest.h"
 
@@ -49,6 +52,43 @@ TEST(ThreadPool, IdlePriorityWorkersRunUnderSchedIdle) {
     pool.Submit([&policy] { policy = sched_getscheduler(0); });
   }
   EXPECT_EQ(policy.load(), SCHED_IDLE);
+}
+
+// A backlog older than promote_after moves the workers to normal priority (a starved
+// SCHED_IDLE pool would let freed-but-unfreed memory grow); an empty queue moves them back.
+TEST(ThreadPool, BacklogPromotesIdleWorkersUntilTheQueueDrains) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> policy_while_promoted{-1};
+  ThreadPool pool(1, ThreadPool::Priority::kIdle, std::chrono::milliseconds(10));
+  pool.Submit([released] { released.wait(); });  // occupies the only worker
+  pool.Submit([] {});                             // waits in the queue
+  EXPECT_FALSE(pool.Promoted());
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  pool.Submit([&policy_while_promoted] { policy_while_promoted = sched_getscheduler(0); });
+  EXPECT_TRUE(pool.Promoted());
+  EXPECT_EQ(pool.Promotions(), 1u);
+  release.set_value();
+  while (pool.Pending() != 0 || pool.Promoted()) std::this_thread::yield();
+  EXPECT_EQ(policy_while_promoted.load(), SCHED_OTHER);
+  // Demoted again: the next task runs under SCHED_IDLE.
+  std::atomic<int> policy_after{-1};
+  pool.Submit([&policy_after] { policy_after = sched_getscheduler(0); });
+  while (pool.Pending() != 0) std::this_thread::yield();
+  EXPECT_EQ(policy_after.load(), SCHED_IDLE);
+  EXPECT_EQ(pool.Promotions(), 1u);
+}
+
+TEST(ThreadPool, NormalPoolsAreNeverPromoted) {
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  ThreadPool pool(1, ThreadPool::Priority::kNormal, std::chrono::milliseconds(1));
+  pool.Submit([released] { released.wait(); });
+  pool.Submit([] {});
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  pool.Submit([] {});
+  EXPECT_FALSE(pool.Promoted());
+  release.set_value();
 }
 
 }  // namespace
