@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <climits>
 #include <cstdlib>
 #include <optional>
 
@@ -95,8 +96,10 @@ void Scan(CoordCmd& cmd) {
         uint64_t pos = position;
         int64_t now = shard.NowMs();
         std::vector<const Entry*> found;
-        // Bounded like Redis: at most 10×COUNT table steps per call.
-        int64_t budget = shared->count * 10;
+        // Bounded like Redis: at most 10×COUNT table steps per call (saturating: COUNT
+        // may be as large as INT64_MAX).
+        int64_t budget =
+            shared->count > INT64_MAX / 10 ? INT64_MAX : shared->count * 10;
         do {
           pos = shard.table().Scan(pos, [&](const Entry* e) { found.push_back(e); });
         } while (pos != 0 && --budget > 0 && int64_t(found.size()) < shared->count);

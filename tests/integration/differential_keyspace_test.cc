@@ -91,6 +91,15 @@ TEST_P(DiffKeyspaceTest, ScanArgumentErrors) {
   });
 }
 
+// The largest COUNT: a full scan sees every key (one call per shard here, one call in
+// Redis). The 10×COUNT step budget once overflowed (found by the dispatch fuzzer, UBSan).
+TEST_P(DiffKeyspaceTest, ScanWithTheLargestCount) {
+  Same({"MSET", "k1", "v", "k2", "v", "k3", "v"});
+  const Args opts = {"MATCH", "*", "COUNT", "9223372036854775807"};
+  EXPECT_EQ(FullScan(*rcc_, opts), FullScan(*redisc_, opts));
+  EXPECT_EQ(FullScan(*rcc_, opts).size(), 3u);
+}
+
 // Redis parses the cursor with strtoul, so an empty cursor reads as 0 (a fresh scan).
 TEST_P(DiffKeyspaceTest, ScanEmptyCursorStartsAFreshScan) {
   Same({"MSET", "k1", "v", "k2", "v", "k3", "v"});
