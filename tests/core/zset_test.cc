@@ -393,7 +393,11 @@ TEST(ZSet, MemoryBytesMatchesAllocator) {
 #endif
   for (int i = 0; i < 100000; ++i) z->Remove(absl::StrFormat("member:%08d", i));
   z->Verify();
-  EXPECT_LE(z->MemoryBytes(), empty + 64);
+  // Drained, it stays big (as Redis's skiplist does): the index + tree block (a 96 B
+  // chunk) and the index's smallest bucket array are left.
+  EXPECT_EQ(empty, 0u);
+  EXPECT_FALSE(z->compact());
+  EXPECT_LE(z->MemoryBytes(), 96u + 64u);
 }
 
 // Small sets live in one root leaf whose capacity steps 4 -> 8 -> 16 -> 32 -> 60 before
@@ -484,17 +488,20 @@ TEST(ZSet, SmallSetOscillatesAtCapacityBoundaries) {
 // and a big set drained to a few members gives its 512-byte leaf back.
 TEST(ZSet, SmallSetMemory) {
   ZSet z;
-  EXPECT_EQ(z.MemoryBytes(), 0u);  // no leaf, no bucket array
+  EXPECT_EQ(z.MemoryBytes(), 0u);  // no block at all
   z.Add("member:00000001", 1);
-  // 48 B member node + 64 B leaf (4 slots) + a 4-bucket array (32 + 16).
-  EXPECT_LE(z.MemoryBytes(), 48u + 64u + 48u);
+  // One compact block: 8 B header + 8 score + 2 lengths + 15 bytes = 33 B, a 48 B chunk.
+  EXPECT_TRUE(z.compact());
+  EXPECT_EQ(z.MemoryBytes(), 48u);
   ZSet big;
   for (int i = 0; i < 1000; ++i) big.Add(absl::StrFormat("member:%08d", i), i);
   for (int i = 3; i < 1000; ++i) ASSERT_TRUE(big.Remove(absl::StrFormat("member:%08d", i)));
   big.Verify();
-  // 3 members: a leaf of 8 slots (96 B), not 512 B, plus nodes and the bucket array the
-  // index has shrunk to (16 buckets at most: it shrinks once size * 8 < buckets).
-  EXPECT_LE(big.MemoryBytes(), 3u * 48u + 96u + 16u * 8u + 16u);
+  // 3 members: a leaf of 8 slots (96 B), not 512 B, plus nodes, the bucket array the
+  // index has shrunk to (16 buckets at most: it shrinks once size * 8 < buckets) and the
+  // 96 B block holding index and tree.
+  EXPECT_FALSE(big.compact());
+  EXPECT_LE(big.MemoryBytes(), 3u * 48u + 96u + 16u * 8u + 16u + 96u);
   ASSERT_TRUE(big.Remove("member:00000000"));
   ASSERT_TRUE(big.Remove("member:00000001"));
   ASSERT_TRUE(big.Remove("member:00000002"));
