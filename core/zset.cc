@@ -55,7 +55,7 @@ struct ZSet::Big {
 
   // Lookups advance the index's incremental rehash (as Redis's dictFind does), so even
   // const methods may move buckets: hence mutable. Nothing else changes under const.
-  mutable Index index;  // owns nothing; members are freed through tree order
+  mutable Index index;        // owns nothing; members are freed through tree order
   zset_internal::ZTree tree;  // also counts the member nodes' allocator bytes
 };
 

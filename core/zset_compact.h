@@ -28,7 +28,7 @@ inline constexpr size_t kCompactMaxMember = 64;
 
 class Compact {
  public:
-  static constexpr uint32_t kHeader = 8;    // count + used
+  static constexpr uint32_t kHeader = 8;     // count + used
   static constexpr uint32_t kOverhead = 10;  // score + two length bytes
 
   static uint32_t Count(const char* b) { return Load<uint32_t>(b); }

@@ -201,39 +201,39 @@ TEST(ZSet, RandomOpsMatchReference) {
 TEST(ZSet, LexRanksWithEqualScores) {
   absl::BitGen rng;
   for (size_t pool : {100u, 4000u}) {  // compact, then big
-  ZSet z;
-  Mirror m;
-  for (int i = 0; i < 3000; ++i) {
-    const std::string member = RandomMember(rng, pool, pool > 128);
-    z.Add(member, 7);
-    m.Add(member, 7);
-  }
-  EXPECT_EQ(z.compact(), pool <= 128);
-  z.Verify();
-  for (int q = 0; q < 2000; ++q) {
-    const std::string v = RandomMember(rng, pool, pool > 128);
-    const auto kind = LexBound::Kind(absl::Uniform<int>(rng, 0, 4));
-    const LexBound b{kind, v};
-    size_t want_lo, want_hi;
-    switch (kind) {
-      case LexBound::Kind::kMin:
-        want_lo = want_hi = 0;
-        break;
-      case LexBound::Kind::kMax:
-        want_lo = want_hi = m.order().size();
-        break;
-      case LexBound::Kind::kInclusive:
-        want_lo = m.CountWhile([&](const auto& e) { return e.second < v; });
-        want_hi = m.CountWhile([&](const auto& e) { return e.second <= v; });
-        break;
-      case LexBound::Kind::kExclusive:
-        want_lo = m.CountWhile([&](const auto& e) { return e.second <= v; });
-        want_hi = m.CountWhile([&](const auto& e) { return e.second < v; });
-        break;
+    ZSet z;
+    Mirror m;
+    for (int i = 0; i < 3000; ++i) {
+      const std::string member = RandomMember(rng, pool, pool > 128);
+      z.Add(member, 7);
+      m.Add(member, 7);
     }
-    ASSERT_EQ(z.LexRank(b), want_lo);
-    ASSERT_EQ(z.LexRankEnd(b), want_hi);
-  }
+    EXPECT_EQ(z.compact(), pool <= 128);
+    z.Verify();
+    for (int q = 0; q < 2000; ++q) {
+      const std::string v = RandomMember(rng, pool, pool > 128);
+      const auto kind = LexBound::Kind(absl::Uniform<int>(rng, 0, 4));
+      const LexBound b{kind, v};
+      size_t want_lo, want_hi;
+      switch (kind) {
+        case LexBound::Kind::kMin:
+          want_lo = want_hi = 0;
+          break;
+        case LexBound::Kind::kMax:
+          want_lo = want_hi = m.order().size();
+          break;
+        case LexBound::Kind::kInclusive:
+          want_lo = m.CountWhile([&](const auto& e) { return e.second < v; });
+          want_hi = m.CountWhile([&](const auto& e) { return e.second <= v; });
+          break;
+        case LexBound::Kind::kExclusive:
+          want_lo = m.CountWhile([&](const auto& e) { return e.second <= v; });
+          want_hi = m.CountWhile([&](const auto& e) { return e.second < v; });
+          break;
+      }
+      ASSERT_EQ(z.LexRank(b), want_lo);
+      ASSERT_EQ(z.LexRankEnd(b), want_hi);
+    }
   }
 }
 
@@ -597,8 +597,8 @@ TEST(ZSet, CompactIteratorBothWays) {
   Mirror m;
   // Mixed lengths (the empty member too) so the backward step reads each trailing length.
   for (int i = 0; i < 100; ++i) {
-    const std::string member = std::string(size_t(i % 65), char('a' + i % 26)) +
-                               (i % 65 < 60 ? std::to_string(i) : "");
+    const std::string member =
+        std::string(size_t(i % 65), char('a' + i % 26)) + (i % 65 < 60 ? std::to_string(i) : "");
     z.Add(member, i % 7 - 3);
     m.Add(member, i % 7 - 3);
   }
@@ -671,8 +671,7 @@ TEST(ZSet, CompactScanReturnsEverythingInOneCall) {
   ASSERT_TRUE(z.compact());
   for (uint64_t cursor : {uint64_t(0), uint64_t(12345)}) {
     std::vector<std::pair<std::string, double>> got;
-    EXPECT_EQ(z.Scan(cursor, 1, [&](std::string_view m, double s) { got.emplace_back(m, s); }),
-              0u);
+    EXPECT_EQ(z.Scan(cursor, 1, [&](std::string_view m, double s) { got.emplace_back(m, s); }), 0u);
     ASSERT_EQ(got.size(), 128u);
     for (int i = 0; i < 128; ++i) {
       EXPECT_EQ(got[size_t(i)].first, Name(127 - i));
@@ -685,9 +684,7 @@ TEST(ZSet, CompactScanReturnsEverythingInOneCall) {
 // smallest glibc chunk that holds it (usable 24 + 16k, chunk = usable + 8), and
 // MemoryBytes says exactly what the allocator holds.
 TEST(ZSet, CompactMemoryBytesExact) {
-  auto chunk = [](size_t used) {
-    return used <= 24 ? size_t(32) : (used + 8 + 15) / 16 * 16;
-  };
+  auto chunk = [](size_t used) { return used <= 24 ? size_t(32) : (used + 8 + 15) / 16 * 16; };
   std::vector<std::unique_ptr<ZSet>> sets;
   constexpr int kSets = 2000;
   for (int n : {1, 2, 5, 10, 50, 128}) {
