@@ -6,6 +6,7 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "core/zset_compact.h"
 #include "shard/errors.h"
 #include "shard/shard.h"
 
@@ -168,6 +169,9 @@ ScoredMembers CopyRange(const ZSet& z, const RankWalk& w) {
   Walk(z, w, [&](std::string_view m, double s) { out.emplace_back(std::string(m), s); });
   return out;
 }
+
+static_assert(kListpackEntries == zset_internal::kCompactMaxEntries &&
+              kListpackValue == zset_internal::kCompactMaxMember);
 
 bool ListpackLike(const ZSet& z, size_t extra, size_t extra_len) {
   return z.compact() && z.size() + extra <= kListpackEntries && extra_len <= kListpackValue;
