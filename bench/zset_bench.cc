@@ -181,13 +181,16 @@ void BM_SmallSets(benchmark::State& state) {
     state.ResumeTiming();
   }
   state.counters["B/set"] = bytes / kSets;
-  state.counters["B/member"] = bytes / double(kSets * n);
-  state.counters["ns/add"] = benchmark::Counter(
-      double(kSets * n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  if (n > 0) state.counters["B/member"] = bytes / double(kSets * n);
+  if (n > 0) {
+    state.counters["ns/add"] = benchmark::Counter(
+        double(kSets * n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  }
 }
 
 BENCHMARK(BM_SmallSets)
     ->ArgName("members")
+    ->Arg(0)
     ->Arg(1)
     ->Arg(2)
     ->Arg(5)

@@ -1,9 +1,13 @@
 #pragma once
 // A sorted set: members (binary strings) ordered by (score, member bytes), as Redis
-// orders them. Two structures over the same members:
-//   - a member index (hash) for ZSCORE / ZADD / ZREM lookups by name, and
-//   - an order-statistic structure keyed by (score, member) with subtree counts, so rank
-//     queries (ZRANK, ZRANGE at any offset) are O(log n).
+// orders them. Two encodings, as Redis has listpack and skiplist:
+//   - compact (core/zset_compact.h): while the set has at most 128 members of at most 64
+//     bytes, all of them sorted in one malloc'd block, searched linearly;
+//   - big: a member index (hash) for ZSCORE / ZADD / ZREM lookups by name, and an
+//     order-statistic tree keyed by (score, member) with subtree counts, so rank queries
+//     (ZRANK, ZRANGE at any offset) are O(log n).
+// An Add that would break either limit converts the set to big for good (Redis never turns
+// a skiplist back into a listpack either).
 // Single-threaded: the shard thread that owns the key calls every method; a large set
 // that is deleted is handed whole to the thread pool, whose thread only destroys it.
 //
@@ -18,9 +22,7 @@
 #include <string_view>
 
 #include "absl/functional/function_ref.h"
-#include "core/intrusive_table.h"
 #include "core/zset_node.h"
-#include "core/zset_tree.h"
 
 namespace rc {
 
@@ -45,6 +47,8 @@ class ZSet {
   ZSet& operator=(const ZSet&) = delete;
 
   size_t size() const;
+  // Whether the set is in the compact encoding (Redis: listpack), else big (skiplist).
+  bool compact() const { return big_ == nullptr; }
 
   // Inserts `member` with `score`, or moves an existing member to `score`.
   enum class AddResult { kAdded, kUpdated, kUnchanged };
@@ -78,7 +82,9 @@ class ZSet {
 
    private:
     friend class ZSet;
-    const void* node_ = nullptr;  // implementation's leaf / node
+    // A big set's leaf with pos_ its slot, or a compact block with the low bit set and
+    // pos_ a byte offset into it.
+    const void* node_ = nullptr;
     size_t pos_ = 0;
   };
   // The member at `rank` (< size()), or an invalid iterator.
@@ -96,15 +102,16 @@ class ZSet {
   void Verify() const;
 
  private:
-  using Node = zset_internal::ZNode;
-  using Index = IntrusiveTable<Node, zset_internal::ZNodeTraits>;
+  struct Big;  // index + tree, in its own block so a compact set does not carry them
 
-  Node* Find(std::string_view member) const;
+  void ToBig();
+  template <typename Pred>
+  size_t CountScores(Pred before) const;
+  template <typename Pred>
+  size_t CountMembers(Pred before) const;
 
-  // Lookups advance the index's incremental rehash (as Redis's dictFind does), so even
-  // const methods may move buckets: hence mutable. Nothing else changes under const.
-  mutable Index index_;  // owns nothing; members are freed through tree_ order
-  zset_internal::ZTree tree_;  // also counts the member nodes' allocator bytes
+  char* small_ = nullptr;  // the compact block; null when empty or big
+  Big* big_ = nullptr;
 };
 
 }  // namespace rc

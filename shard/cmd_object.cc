@@ -36,17 +36,13 @@ bool RedisInteger(std::string_view s, int64_t* out) {
 }
 
 // Redis 7.0's encodings: strings int / embstr (≤ 44 bytes) / raw; sorted sets listpack
-// while ≤ 128 members of ≤ 64 bytes (zset-max-listpack-*), else skiplist. Redis keeps a
-// set converted to skiplist even after it shrinks, and APPEND/SETRANGE make a string raw;
-// ringcache judges the value as it is now.
+// while ≤ 128 members of ≤ 64 bytes (zset-max-listpack-*), else skiplist, which ZSet
+// mirrors with its compact encoding (kept as skiplist after a shrink, as in Redis).
+// APPEND/SETRANGE make a Redis string raw; ringcache judges a string as it is now.
 std::string_view Encoding(const Entry& e) {
   if (e.type() == ValueType::kZSet) {
     const ZSet* z = e.zset();
-    if (z == nullptr || z->size() > 128) return "skiplist";
-    for (auto it = z->AtRank(0); it.Valid(); it.Next()) {
-      if (it.member().size() > 64) return "skiplist";
-    }
-    return "listpack";
+    return z != nullptr && z->compact() ? "listpack" : "skiplist";
   }
   int64_t v;
   if (RedisInteger(e.str(), &v)) return "int";

@@ -197,7 +197,7 @@ void ZScan(ShardCmd& cmd) {
     found.emplace_back(std::string(m), std::move(score));
   };
   // Redis returns a listpack whole, in order, with cursor 0.
-  if (ListpackLike(z)) {
+  if (z.compact()) {
     Walk(z, RankWalk{0, z.size(), false},
          [&](std::string_view m, double s) { visit(m, ListpackScore(s)); });
   } else {

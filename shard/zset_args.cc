@@ -6,6 +6,7 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "core/zset_compact.h"
 #include "shard/errors.h"
 #include "shard/shard.h"
 
@@ -169,12 +170,11 @@ ScoredMembers CopyRange(const ZSet& z, const RankWalk& w) {
   return out;
 }
 
+static_assert(kListpackEntries == zset_internal::kCompactMaxEntries &&
+              kListpackValue == zset_internal::kCompactMaxMember);
+
 bool ListpackLike(const ZSet& z, size_t extra, size_t extra_len) {
-  if (z.size() + extra > kListpackEntries || extra_len > kListpackValue) return false;
-  bool small = true;
-  Walk(z, RankWalk{0, z.size(), false},
-       [&](std::string_view m, double) { small &= m.size() <= kListpackValue; });
-  return small;
+  return z.compact() && z.size() + extra <= kListpackEntries && extra_len <= kListpackValue;
 }
 
 double ScoreToStore(const ZSet& z, std::string_view member, double score) {

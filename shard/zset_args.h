@@ -32,15 +32,14 @@ bool ParseScoreBound(std::string_view s, ScoreBound* out);
 bool ParseLexBound(std::string_view s, LexBound* out);
 
 // Redis 7.0 keeps a set in a listpack while it has at most 128 members of at most 64 bytes
-// (zset-max-listpack-entries / -value), else in a skiplist. The difference shows in two
-// places: a listpack stores an integral score as an integer, so -0 reads back as 0, and
-// ZSCAN returns a listpack whole. ringcache has one encoding and judges by the set's
-// current members (Redis never turns a grown set back into a listpack, so a set that grew
-// and shrank again can differ in those two places).
+// (zset-max-listpack-entries / -value), else in a skiplist; ZSet's compact encoding follows
+// the same rule, conversion for good included. The difference shows in two places: a
+// listpack stores an integral score as an integer, so -0 reads back as 0, and ZSCAN
+// returns a listpack whole.
 inline constexpr size_t kListpackEntries = 128;
 inline constexpr size_t kListpackValue = 64;
-// Whether Redis would hold `z` as a listpack after adding `extra` members, the longest of
-// them `extra_len` bytes. O(size) up to kListpackEntries.
+// Whether `z` stays compact (a Redis listpack) after adding `extra` new members, the
+// longest of them `extra_len` bytes. O(1).
 bool ListpackLike(const ZSet& z, size_t extra = 0, size_t extra_len = 0);
 // The score to store for `member` (about to be added to or updated in `z`): -0 becomes 0
 // where Redis would write it into a listpack.

@@ -472,6 +472,58 @@ TEST_P(DiffZsetTest, Scan) {
   EXPECT_GT(calls, 1);
 }
 
+// A set that grew past 128 members (or took a member over 64 bytes) and shrank again stays
+// a skiplist in Redis and stays big here: OBJECT ENCODING, ZSCAN's cursor walk and score
+// text, and -0, all as Redis has them. A set that never grew is still a listpack.
+TEST_P(DiffZsetTest, GrownThenShrunkStaysSkiplist) {
+  // Every member and score a full ZSCAN walk returns, on either server.
+  auto scan_all = [](Client& c, const std::string& key) {
+    std::map<std::string, std::string> got;
+    std::string cursor = "0";
+    int calls = 0;
+    do {
+      Client::ReplyPtr r = c.RawCmd({"ZSCAN", key, cursor, "COUNT", "5"});
+      EXPECT_TRUE(r && r->type == REDIS_REPLY_ARRAY && r->elements == 2) << Canon(r.get());
+      if (!r || r->type != REDIS_REPLY_ARRAY || r->elements != 2) break;
+      cursor.assign(r->element[0]->str, r->element[0]->len);
+      std::vector<std::string> kv = Strings(r->element[1]);
+      for (size_t i = 0; i + 1 < kv.size(); i += 2) got[kv[i]] = kv[i + 1];
+      if (++calls > 1000) break;
+    } while (cursor != "0");
+    return got;
+  };
+  const std::string long_member(65, 'x');
+  for (const std::string key : {"grown", "widened", "small"}) {
+    Args add = {"ZADD", key};
+    const int n = key == "grown" ? 200 : 20;
+    for (int i = 0; i < n; ++i) {
+      add.push_back(std::to_string(i));
+      add.push_back(absl::StrCat("m", i));
+    }
+    if (key == "widened") add.insert(add.end(), {"1", long_member});
+    Same(add);
+    Same({"OBJECT", "ENCODING", key});
+    Args rem = {"ZREM", key, long_member};
+    for (int i = 5; i < n; ++i) rem.push_back(absl::StrCat("m", i));
+    Same(rem);
+    // A score whose integer and %.17g texts differ, and -0 (a listpack stores 0).
+    Script({{"ZADD", key, "123456789012345678", "m1", "-0", "m2"},
+            {"ZCARD", key},
+            {"OBJECT", "ENCODING", key},
+            {"ZSCORE", key, "m2"},
+            {"ZRANGE", key, "0", "-1", "WITHSCORES"}});
+    EXPECT_EQ(scan_all(*rcc_, key), scan_all(*redisc_, key)) << key;
+    if (key == "small") Same({"ZSCAN", key, "0", "COUNT", "1"});  // all, cursor 0
+  }
+  // The store commands build their result afresh: small results are listpacks again.
+  Script({{"ZUNIONSTORE", "u", "1", "grown"},
+          {"OBJECT", "ENCODING", "u"},
+          {"ZSCAN", "u", "0"},
+          {"ZRANGESTORE", "r", "grown", "0", "-1"},
+          {"OBJECT", "ENCODING", "r"},
+          {"ZRANGE", "r", "0", "-1", "WITHSCORES"}});
+}
+
 // Sets past Redis's listpack limits (a skiplist there; several tree levels here).
 TEST_P(DiffZsetTest, LargeSets) {
   std::vector<std::string> k = Spread("big", 3);

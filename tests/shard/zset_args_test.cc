@@ -80,6 +80,12 @@ TEST(ZSetArgs, NegativeZeroIsKeptOnlyWhereRedisUsesASkiplist) {
   EXPECT_TRUE(std::signbit(ScoreToStore(z, "new", -0.0)));   // the 129th member
   EXPECT_TRUE(ListpackLike(z));
   EXPECT_FALSE(ListpackLike(z, 1, 1));
+  // Grown past the limit and shrunk back: a skiplist in Redis for good, so -0 stays.
+  z.Add("new", 1);
+  for (int i = 0; i < 120; ++i) z.Remove(std::to_string(i));
+  EXPECT_FALSE(z.compact());
+  EXPECT_FALSE(ListpackLike(z));
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, "other", -0.0)));
 }
 
 TEST(ZSetArgs, ClampRanksLikeRedis) {
