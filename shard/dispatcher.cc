@@ -165,14 +165,13 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // command is shown after it ran: a monitor sees its own command's reply first.
   const bool feed = server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
                     !(flags & kCmdAdmin);
-  Execute(self, client, sink, reply, *spec, stat_id, args);
+  Execute(self, client, sink, reply, spec, stat_id, args);
   if (feed) FeedMonitors(self, client, args);
 }
 
 void Dispatcher::Execute(ShardThread& self, ClientState& client, ReplySink& sink,
-                         ReplyBuilder& reply, const CommandSpec& command, uint32_t stat_id,
+                         ReplyBuilder& reply, const CommandSpec* spec, uint32_t stat_id,
                          ArgList args) const {
-  const CommandSpec* spec = &command;
   // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
   // MEMORY STATS) names no key and runs on the connection's thread.
   if (spec->on_shard != nullptr && spec->first_key > 0 && int(args.size()) > spec->first_key) {

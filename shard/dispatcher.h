@@ -79,11 +79,11 @@ class Dispatcher {
   void Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
               std::string_view error) const;
   bool Paused(ArgList args) const;
-  // MONITOR: sends the command's line to every monitoring client, each on its thread.
   // Runs a command that passed Dispatch's checks: here, on its key's shard, or as a
   // coordinator.
   void Execute(ShardThread& self, ClientState& client, ReplySink& sink, ReplyBuilder& reply,
-               const CommandSpec& spec, uint32_t stat_id, ArgList args) const;
+               const CommandSpec* spec, uint32_t stat_id, ArgList args) const;
+  // MONITOR: sends the command's line to every monitoring client, each on its thread.
   void FeedMonitors(ShardThread& self, const ClientState& client, ArgList args) const;
 
   const CommandTable& table_;
