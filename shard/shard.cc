@@ -119,7 +119,12 @@ void Shard::ReleaseValue(Entry* e) {
 
 void Shard::Dispose(std::unique_ptr<ZSet> z) {
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
-  if (pool == nullptr || int64_t(z->size()) <= server_->config.lazyfree_threshold) return;
+  // A compact set is one block: freeing it inline is cheaper than handing it over (Redis
+  // frees a listpack inline too, whatever its length).
+  if (pool == nullptr || z->compact() ||
+      int64_t(z->size()) <= server_->config.lazyfree_threshold) {
+    return;
+  }
   ++stats_.lazyfree_submitted;
   // From here the set is unreachable from any shard; the pool thread only destroys it.
   pool->Submit([z = std::move(z)]() mutable { z.reset(); });

@@ -65,6 +65,19 @@ TEST_F(LazyfreeTest, LargeSetsGoToThePoolSmallOnesInline) {
   EXPECT_TRUE(PoolCompletes(1));
 }
 
+// A compact set above the threshold is one block: freed inline, as Redis frees a listpack.
+TEST_F(LazyfreeTest, CompactSetsAreFreedInline) {
+  MakeZSet("compact", 100);
+  ASSERT_TRUE(shard_.Find("compact")->zset()->compact());
+  EXPECT_TRUE(shard_.Delete("compact"));
+  EXPECT_EQ(shard_.stats().lazyfree_submitted, 0u);
+  MakeZSet("big", 129);
+  ASSERT_FALSE(shard_.Find("big")->zset()->compact());
+  EXPECT_TRUE(shard_.Delete("big"));
+  EXPECT_EQ(shard_.stats().lazyfree_submitted, 1u);
+  EXPECT_TRUE(PoolCompletes(1));
+}
+
 TEST_F(LazyfreeTest, OverwriteExpiryAndFlushAlsoUseThePool) {
   MakeZSet("a", 500);
   shard_.SetString("a", "now a string");  // SET over a zset
