@@ -267,9 +267,7 @@ void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
   idle_.Remove(&c->idle);
-  if (shard_thread().clients().Remove(c->client().id)) {
-    shared_.server->introspect.monitors.fetch_sub(1, std::memory_order_relaxed);
-  }
+  shard_thread().clients().Remove(c->client().id, shared_.server->introspect.monitors);
   std::erase(parked_, c);
   DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
   UnwatchAll(shard_thread(), shards_, c->client());

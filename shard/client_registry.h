@@ -4,9 +4,9 @@
 // removes it when it closes; CLIENT fans out to every thread and each thread reads or
 // closes only its own connections, so nothing here is shared or locked.
 
+#include <atomic>
 #include <cstdint>
 #include <map>
-#include <string>
 #include <string>
 
 #include "shard/client_state.h"
@@ -41,14 +41,21 @@ class ClientHandle {
 class ClientRegistry {
  public:
   void Add(ClientHandle* c) { clients_[c->client().id] = c; }
-  // Returns whether the client was a monitor (the caller keeps the server-wide count).
-  bool Remove(uint64_t id) {
+  // `all_monitors`: the server-wide count of monitors (every thread's), kept in step here
+  // so the dispatcher can skip feeding when it is 0.
+  void Remove(uint64_t id, std::atomic<int64_t>& all_monitors) {
     clients_.erase(id);
-    return monitors_.erase(id) > 0;
+    RemoveMonitor(id, all_monitors);
   }
   // MONITOR clients of this thread; each gets every command of every thread.
-  void AddMonitor(ClientHandle* c) { monitors_[c->client().id] = c; }
-  bool RemoveMonitor(uint64_t id) { return monitors_.erase(id) > 0; }
+  void AddMonitor(ClientHandle* c, std::atomic<int64_t>& all_monitors) {
+    if (monitors_.emplace(c->client().id, c).second) {
+      all_monitors.fetch_add(1, std::memory_order_relaxed);
+    }
+  }
+  void RemoveMonitor(uint64_t id, std::atomic<int64_t>& all_monitors) {
+    if (monitors_.erase(id) > 0) all_monitors.fetch_sub(1, std::memory_order_relaxed);
+  }
   const std::map<uint64_t, ClientHandle*>& monitors() const { return monitors_; }
   // Ascending client id, as CLIENT LIST prints them.
   const std::map<uint64_t, ClientHandle*>& all() const { return clients_; }

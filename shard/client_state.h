@@ -28,6 +28,15 @@ struct MultiState {
   bool aborted = false;
 };
 
+// Redis's multi-mem: the queued commands' argument bytes and argv pointers.
+inline size_t MultiMem(const std::vector<QueuedCommand>& queued) {
+  size_t bytes = 0;
+  for (const QueuedCommand& q : queued) {
+    for (std::string_view a : q.args->view()) bytes += a.size() + sizeof(void*);
+  }
+  return bytes;
+}
+
 struct ClientState {
   uint64_t id = 0;
   std::string name;
@@ -72,6 +81,10 @@ struct ClientState {
   // True only while EXEC runs one of its queued commands on this thread: that command's
   // multi-shard locks are already held by EXEC, so multi_shard.cc takes them at once.
   bool exec_nested = false;
+  // The running EXEC's command count and multi-mem, which CLIENT INFO inside it reports
+  // (with flag x) as Redis does. -1: none.
+  int64_t exec_count = -1;
+  size_t exec_mem = 0;
 };
 
 }  // namespace rc

@@ -34,7 +34,7 @@ std::string Flags(const ClientState& c) {
   std::string f;
   if (c.monitor) f += 'O';
   if (c.Subscriptions() > 0) f += 'P';
-  if (c.multi) f += 'x';
+  if (c.multi || c.exec_nested) f += 'x';
   // A watched key changed: the next EXEC will abort (Redis's CLIENT_DIRTY_CAS).
   if (c.watching.state && c.watching.state->dirty.load(std::memory_order_relaxed)) f += 'd';
   if (c.close_after_reply) f += 'c';
@@ -48,23 +48,22 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
                        int64_t now_unix_ms, int64_t now_mono_ms, size_t argv_mem) {
   ClientState& c = h.client();
   ClientBuffers b = h.Buffers();
-  std::string cmd = c.last_cmd >= 0 && size_t(c.last_cmd) < cmd_names.size()
+  // Run inside EXEC (only the client itself can see that): Redis still shows EXEC as
+  // the command and the transaction as queued.
+  std::string cmd = c.exec_nested ? "exec"
+                    : c.last_cmd >= 0 && size_t(c.last_cmd) < cmd_names.size()
                         ? cmd_names[size_t(c.last_cmd)]
                         : "NULL";
-  // Redis's multi-mem: the queued commands' argument bytes and argv pointers.
-  size_t multi_mem = 0;
-  if (c.multi) {
-    for (const QueuedCommand& q : c.multi->queued) {
-      for (std::string_view a : q.args->view()) multi_mem += a.size() + sizeof(void*);
-    }
-  }
+  const int64_t multi = c.multi ? int64_t(c.multi->queued.size())
+                        : c.exec_nested ? c.exec_count
+                                        : -1;
+  const size_t multi_mem = c.multi ? MultiMem(c.multi->queued) : c.exec_nested ? c.exec_mem : 0;
   size_t tot_mem = b.qbuf + b.qbuf_free + b.rbs + b.omem + argv_mem + multi_mem;
   return StrCat("id=", c.id, " addr=", c.addr, " laddr=", c.laddr, " fd=", c.fd,
                 " name=", c.name, " age=", (now_unix_ms - c.created_ms) / 1000,
                 " idle=", std::max<int64_t>(0, now_mono_ms - b.last_active_ms) / 1000,
                 " flags=", Flags(c), " db=0 sub=", c.channels.size(),
-                " psub=", c.patterns.size(), " ssub=0 multi=",
-                c.multi ? int64_t(c.multi->queued.size()) : int64_t(-1), " qbuf=", b.qbuf,
+                " psub=", c.patterns.size(), " ssub=0 multi=", multi, " qbuf=", b.qbuf,
                 " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=", multi_mem,
                 " rbs=", b.rbs,
                 " rbp=", b.rbs, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
@@ -373,9 +372,8 @@ void Monitor(CoordCmd& cmd) {
   if (self == nullptr) {  // not a network connection (in-process tests): nowhere to stream
     return cmd.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
   }
-  cmd.self.clients().AddMonitor(self);
+  cmd.self.clients().AddMonitor(self, cmd.server.introspect.monitors);
   cmd.client.monitor = true;
-  cmd.server.introspect.monitors.fetch_add(1, std::memory_order_relaxed);
   cmd.reply.Ok();
 }
 

@@ -47,9 +47,7 @@ void Reset(CoordCmd& cmd) {
   // CLIENT REPLY and CLIENT NO-EVICT go back to their defaults, as in Redis.
   c.reply_bits = 0;
   c.no_evict = false;
-  if (c.monitor && cmd.self.clients().RemoveMonitor(c.id)) {
-    cmd.server.introspect.monitors.fetch_sub(1, std::memory_order_relaxed);
-  }
+  cmd.self.clients().RemoveMonitor(c.id, cmd.server.introspect.monitors);
   c.monitor = false;
   cmd.reply.SimpleString("RESET");
 }

@@ -303,6 +303,8 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
           [](std::vector<bool>&) {});
     }
     ReleaseWatches(*self, *shards, std::move(watch));
+    client->exec_count = -1;
+    client->exec_mem = 0;
     std::string out;
     ReplyBuilder rb(&out, resp3);
     if (!ran) {
@@ -339,6 +341,8 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->resp3 = cmd.client.resp3;
   tx->queued = std::move(cmd.client.multi->queued);
   cmd.client.multi.reset();
+  cmd.client.exec_count = int64_t(tx->queued.size());
+  cmd.client.exec_mem = MultiMem(tx->queued);
   tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();

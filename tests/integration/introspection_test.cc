@@ -383,6 +383,59 @@ TEST_P(IntrospectionTest, ClientListShowsTransactionState) {
   EXPECT_EQ(got, want);
 }
 
+// CLIENT INFO run by EXEC (with keys on other shards before and after it): Redis shows
+// the transaction as still queued (flag x, its size and multi-mem) and EXEC as the command;
+// the CLIENT INFO pipelined after EXEC sees it gone.
+TEST_P(IntrospectionTest, ClientInfoInsideExecShowsTheTransaction) {
+  std::string error;
+  auto redis = ServerProcess::StartRedis(&error);
+  ASSERT_TRUE(redis) << error;
+  auto fields = [&](int port) {
+    std::vector<std::string> out;
+    auto c = Client::Connect(port, &error);
+    if (!c) return out;
+    // One pipeline, so that the last CLIENT INFO is read while EXEC may still be running.
+    const std::vector<Args> cmds = {{"MULTI"}, {"SET", "a", "1"}, {"CLIENT", "INFO"},
+                                    {"MSET", "x", "1", "y", "2", "z", "3"}, {"EXEC"},
+                                    {"CLIENT", "INFO"}};
+    for (const Args& a : cmds) {
+      std::vector<const char*> argv;
+      std::vector<size_t> lens;
+      for (const std::string& s : a) {
+        argv.push_back(s.data());
+        lens.push_back(s.size());
+      }
+      redisAppendCommandArgv(c->ctx(), int(a.size()), argv.data(), lens.data());
+    }
+    std::vector<Client::ReplyPtr> replies;
+    for (size_t i = 0; i < cmds.size(); ++i) {
+      void* r = nullptr;
+      if (redisGetReply(c->ctx(), &r) != REDIS_OK) return out;
+      replies.emplace_back(static_cast<redisReply*>(r), freeReplyObject);
+    }
+    const redisReply* exec = replies[4].get();
+    if (exec->type != REDIS_REPLY_ARRAY || exec->elements != 3) return out;
+    for (const redisReply* r : {exec->element[1], replies[5].get()}) {
+      if (r->type != REDIS_REPLY_STRING) return out;
+      ClientLine line;
+      for (absl::string_view kv : absl::StrSplit(absl::string_view(r->str, r->len), ' ')) {
+        size_t eq = kv.find('=');
+        line.emplace_back(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
+      }
+      for (const char* n : {"flags", "multi", "multi-mem", "cmd"}) {
+        out.push_back(std::string(n) + "=" + Field(line, n));
+      }
+    }
+    return out;
+  };
+  std::vector<std::string> want = fields(redis->port());
+  std::vector<std::string> got = fields(rc_->port());
+  ASSERT_EQ(want.size(), 8u);
+  EXPECT_EQ(want[0], "flags=x");
+  EXPECT_EQ(want[3], "cmd=exec");
+  EXPECT_EQ(got, want);
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, IntrospectionTest, ::testing::Values(1, 3), ThreadsName);
 
 }  // namespace
