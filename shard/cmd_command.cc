@@ -2,10 +2,12 @@
 // cluster-aware clients find key positions and tools find arity and flags.
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "core/strings.h"
 #include "core/glob.h"
 #include "shard/command.h"
+#include "shard/command_docs.h"
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
 
@@ -196,6 +198,62 @@ void CommandGetKeys(CoordCmd& cmd) {
   for (size_t k : keys) rb.Bulk(full[k]);
 }
 
+// One COMMAND DOCS entry, as Redis writes it: the full name, then the doc map; a
+// container's gains "subcommands" (last, as in Redis) with the subcommands ringcache has.
+void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_view doc,
+              ReplyBuilder& rb) {
+  rb.Bulk(full_name);
+  if (full_name.find('|') != std::string_view::npos || spec.subcommands.empty()) {
+    WriteResp3(doc, rb);
+    return;
+  }
+  std::vector<std::pair<std::string, std::string_view>> subs;
+  for (const auto& [name, arity] : spec.subcommands) {
+    std::string full = StrCat(spec.name, "|", name);
+    std::string_view sub_doc = FindCommandDoc(full);
+    if (!sub_doc.empty()) subs.emplace_back(std::move(full), sub_doc);
+  }
+  // The stored map: "%<n>\r\n" then its n pairs, written one value at a time.
+  const size_t eol = doc.find("\r\n");
+  const size_t pairs = size_t(std::strtoull(std::string(doc.substr(1, eol - 1)).c_str(),
+                                            nullptr, 10));
+  rb.MapLen(pairs + 1);
+  for (size_t i = 0, pos = eol + 2; i < 2 * pairs; ++i) pos += WriteResp3(doc.substr(pos), rb);
+  rb.Bulk("subcommands");
+  rb.MapLen(subs.size());
+  for (const auto& [name, sub_doc] : subs) {
+    rb.Bulk(name);
+    WriteResp3(sub_doc, rb);
+  }
+}
+
+// Redis's lookup: a name, or "container|subcommand"; unknown names are left out.
+const CommandSpec* DocSpec(const CommandTable& table, const std::string& full_name) {
+  const size_t bar = full_name.find('|');
+  const CommandSpec* spec = table.Find(full_name.substr(0, bar));
+  if (spec == nullptr || bar == std::string::npos) return spec;
+  const std::string_view sub = std::string_view(full_name).substr(bar + 1);
+  return sub.find('|') == std::string_view::npos && spec->FindSubcommand(sub) >= 0 ? spec
+                                                                                   : nullptr;
+}
+
+void CommandDocs(CoordCmd& cmd) {
+  ReplyBuilder& rb = cmd.reply;
+  std::vector<std::pair<const CommandSpec*, std::string>> found;
+  if (cmd.args.size() == 2) {
+    for (const CommandSpec* s : Sorted(cmd.table)) found.emplace_back(s, s->name);
+  } else {
+    for (size_t i = 2; i < cmd.args.size(); ++i) {
+      std::string name = ToLower(cmd.args[i]);
+      if (const CommandSpec* s = DocSpec(cmd.table, name)) found.emplace_back(s, std::move(name));
+    }
+  }
+  // A command Redis does not document (none today) is left out, as an unknown one.
+  std::erase_if(found, [](const auto& f) { return FindCommandDoc(f.second).empty(); });
+  rb.MapLen(found.size());
+  for (const auto& [spec, name] : found) DocEntry(*spec, name, FindCommandDoc(name), rb);
+}
+
 void Command(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   if (cmd.args.size() == 1) {
@@ -228,8 +286,7 @@ void Command(CoordCmd& cmd) {
   } else if (sub == "list") {
     CommandList(cmd);
   } else if (sub == "docs") {
-    // Documentation text is not kept; an empty map tells clients there is none.
-    rb.MapLen(0);
+    CommandDocs(cmd);
   } else if (sub == "getkeys") {
     if (argc < 4) return rb.Error(WrongArityError("command|getkeys"));
     CommandGetKeys(cmd);

@@ -3,6 +3,7 @@
 // details, INFO, TIME, CLIENT ID), checks of their structure.
 
 #include <ctime>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -242,18 +243,19 @@ TEST_P(DiffServerTest, CommandSubcommandsWithExtraArguments) {
 
 // ringcache keeps no documentation text, so its DOCS map may be empty; it must still be a
 // well-formed RESP2 map (name, doc) per command, as clients such as redis-cli parse it.
-TEST_P(DiffServerTest, CommandDocsIsAWellFormedMap) {
-  for (const Args& cmd : {Args{"COMMAND", "DOCS", "get"}, Args{"COMMAND", "DOCS", "get", "set"},
-                          Args{"COMMAND", "DOCS"}}) {
-    Client::ReplyPtr r = rcc_->RawCmd(cmd);
-    ASSERT_TRUE(r);
-    ASSERT_EQ(r->type, REDIS_REPLY_ARRAY) << Describe(cmd) << ": " << Canon(r.get());
-    ASSERT_EQ(r->elements % 2, 0u) << Describe(cmd) << ": " << Canon(r.get());
-    for (size_t i = 0; i < r->elements; i += 2) {
-      EXPECT_EQ(r->element[i]->type, REDIS_REPLY_STRING) << Canon(r.get());
-      EXPECT_EQ(r->element[i + 1]->type, REDIS_REPLY_ARRAY) << Canon(r.get());
-    }
+// COMMAND DOCS is redis-server's own reply (redis-cli builds `help` and typing hints from
+// it). hiredis 0.14 reads at most 7 levels of nesting, which a container's docs exceed:
+// test_resp3.py compares every command and container; here, what hiredis can read.
+TEST_P(DiffServerTest, CommandDocsAreRedisDocs) {
+  for (const char* name : kCommands) {
+    std::string lower = absl::AsciiStrToLower(name);
+    if (lower == "client" || lower == "config" || lower == "command") continue;
+    Same({"COMMAND", "DOCS", name});
   }
+  Same({"COMMAND", "DOCS", "get", "zadd", "set", "client|list", "config|get", "object|freq"});
+  // Mixed case, unknown names and bad subcommand paths are left out, as in Redis.
+  Same({"COMMAND", "DOCS", "GeT", "nosuch", "CLIENT|List", "client|nosuch", "get|x",
+        "client|list|x", "|", ""});
   Same({"COMMAND", "DOCS", "nosuchcommand"});
 }
 

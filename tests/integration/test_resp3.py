@@ -100,6 +100,22 @@ class Conn:
         self.sock.close()
 
 
+def parse(data, pos=0):
+    """(value, next pos) of the RESP reply at `pos`: maps become dicts, the rest lists."""
+    end = data.index(b"\r\n", pos)
+    kind, head = data[pos:pos + 1], data[pos + 1:end]
+    pos = end + 2
+    if kind == b"$":
+        return data[pos:pos + int(head)], pos + int(head) + 2
+    if kind in b"*~%":
+        items = []
+        for _ in range(int(head) * (2 if kind == b"%" else 1)):
+            v, pos = parse(data, pos)
+            items.append(v)
+        return (dict(zip(items[0::2], items[1::2])) if kind == b"%" else items), pos
+    return head, pos
+
+
 def scrub(reply):
     # Connection ids differ between the servers.
     return re.sub(rb"\$2\r\nid\r\n:\d+\r\n", b"$2\r\nid\r\n:ID\r\n", reply)
@@ -173,6 +189,41 @@ class Resp3Test(unittest.TestCase):
             self.assertTrue(info.startswith(b"="), info[:20])
             self.assertIn(b"\r\ntxt:# Server\r\n", info)
             self.assertIn(b"redis_version:7.0.15\r\n", info)
+
+    def test_command_docs(self):
+        """COMMAND DOCS is redis-server's own reply for every command ringcache has; a
+        container lists only the subcommands ringcache implements."""
+        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0]]
+        self.assertGreater(len(names), 50)
+        containers = 0
+        for name in names:
+            want = parse(self.a.cmd("COMMAND", "DOCS", name))[0]
+            got_raw = self.b.cmd("COMMAND", "DOCS", name)
+            got = parse(got_raw)[0]
+            # Missing: a command added without rerunning scripts/gen_command_docs.py.
+            self.assertEqual(list(got), [name.encode()], name)
+            want_doc, got_doc = want[name.encode()], got[name.encode()]
+            if b"subcommands" not in want_doc:
+                self.assertEqual(got_raw, self.a.cmd("COMMAND", "DOCS", name), name)
+                continue
+            containers += 1
+            want_subs, got_subs = want_doc.pop(b"subcommands"), got_doc.pop(b"subcommands")
+            self.assertEqual(got_doc, want_doc, name)
+            info = parse(self.b.cmd("COMMAND", "INFO", name))[0][0]
+            ours = [sub[0] for sub in info[9] if sub[0] in want_subs]  # not 7.2's SETINFO
+            self.assertEqual(sorted(got_subs), sorted(ours), name)
+            for sub in ours:
+                self.assertEqual(got_subs[sub], want_subs[sub], sub)
+                self.same("COMMAND", "DOCS", sub.decode())
+        self.assertGreaterEqual(containers, 8)
+        everything = parse(self.b.cmd("COMMAND", "DOCS"))[0]
+        self.assertEqual(sorted(everything), sorted(n.encode() for n in names))
+        self.script("COMMAND DOCS GeT nosuch CLIENT|List client|nosuch get|x client|list|x |",
+                    "COMMAND DOCS nosuchcommand")
+        # RESP2: maps and sets as arrays, byte for byte.
+        for c in (self.a, self.b):
+            c.cmd("HELLO", "2")
+        self.script("COMMAND DOCS zadd", "COMMAND DOCS set client|kill")
 
     def test_transactions(self):
         self.script("SET w 1", "WATCH w", "SET w 2", "MULTI", "PING", "EXEC",
