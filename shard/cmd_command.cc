@@ -7,7 +7,7 @@
 #include "core/strings.h"
 #include "core/glob.h"
 #include "shard/command.h"
-#include "shard/command_docs.h"
+#include "shard/command_meta.h"
 #include "shard/dispatcher.h"
 #include "shard/errors.h"
 
@@ -39,6 +39,17 @@ std::vector<std::string> AclCategories(const CommandSpec& spec) {
   }
   for (const auto& c : spec.acl_categories) out.push_back(c);
   out.push_back((spec.flags & kCmdFast) ? "@fast" : "@slow");
+  // Redis lists them in the order of its category table, whatever the command's order.
+  static constexpr std::string_view kOrder[] = {
+      "@keyspace", "@read",  "@write",      "@set",    "@sortedset", "@list",     "@hash",
+      "@string",   "@bitmap", "@hyperloglog", "@geo",  "@stream",    "@pubsub",   "@admin",
+      "@fast",     "@slow",  "@blocking",   "@dangerous", "@connection", "@transaction",
+      "@scripting"};
+  auto rank = [](const std::string& c) {
+    return size_t(std::find(std::begin(kOrder), std::end(kOrder), c) - std::begin(kOrder));
+  };
+  std::stable_sort(out.begin(), out.end(),
+                   [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return out;
 }
 
@@ -78,28 +89,39 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
 }
 
 // One entry of COMMAND INFO. A container (CONFIG, CLIENT, ...) reports no flags of its own
-// and only @slow, as Redis does; its subcommands carry their own flags and categories
-// (CommandSpec::sub_info) or else the row's.
+// and only @slow, as Redis does, unless it runs without a subcommand too (COMMAND); its
+// subcommands carry their own flags and categories (CommandSpec::sub_info) or the row's.
+void SubEntry(const CommandSpec& spec, size_t i, ReplyBuilder& rb);
+
 void Entry(const CommandSpec& spec, std::string_view name, int arity, bool container,
            ReplyBuilder& rb) {
   rb.ArrayLen(10);
   rb.Bulk(name);
   rb.Integer(arity);
-  auto flags = FlagNames(container ? 0 : spec.flags);
+  const bool bare = container && spec.arity != -1;
+  auto flags = FlagNames(bare ? 0 : spec.flags);
+  if (!container && spec.numkeys_index > 0) flags.push_back("movablekeys");
   rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
   // A container names no keys itself (MEMORY's key is MEMORY USAGE's).
   rb.Integer(container ? 0 : spec.first_key);
   rb.Integer(container ? 0 : spec.last_key);
   rb.Integer(container ? 0 : spec.step);
-  auto cats = container ? std::vector<std::string>{"@slow"} : AclCategories(spec);
+  auto cats = bare ? std::vector<std::string>{"@slow"} : AclCategories(spec);
   rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
-  rb.SetLen(0);  // tips
-  if (spec.first_key > 0 && !container) {
+  // Tips and key specs as Redis documents them; a row without (a command added before
+  // rerunning scripts/gen_command_meta.py) gets none and one range spec from its triple.
+  const CommandMeta* meta = FindCommandMeta(name);
+  if (meta != nullptr) {
+    WriteResp3(meta->tips, rb);
+    WriteResp3(meta->key_specs, rb);
+  } else if (spec.first_key > 0 && !container) {
+    rb.SetLen(0);
     rb.SetLen(1);
     KeySpec(spec, rb);
   } else {
+    rb.SetLen(0);
     rb.SetLen(0);
   }
   if (!container) {
@@ -107,19 +129,21 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
     return;
   }
   rb.ArrayLen(spec.subcommands.size());
-  for (size_t i = 0; i < spec.subcommands.size(); ++i) {
-    const auto& [sub, sub_arity] = spec.subcommands[i];
-    if (i >= spec.sub_info.size()) {
-      Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
-      continue;
-    }
-    // A copy with this subcommand's own flags, keys and categories (COMMAND is not hot).
-    CommandSpec own = spec;
-    own.flags = spec.sub_info[i].flags;
-    own.acl_categories = spec.sub_info[i].acl_categories;
-    if (spec.sub_info[i].keyless) own.first_key = own.last_key = own.step = 0;
-    Entry(own, StrCat(spec.name, "|", sub), sub_arity, false, rb);
+  for (size_t i = 0; i < spec.subcommands.size(); ++i) SubEntry(spec, i, rb);
+}
+
+// The entry of a container's i-th subcommand, "config|get".
+void SubEntry(const CommandSpec& spec, size_t i, ReplyBuilder& rb) {
+  const auto& [sub, sub_arity] = spec.subcommands[i];
+  if (i >= spec.sub_info.size()) {
+    return Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
   }
+  // A copy with this subcommand's own flags, keys and categories (COMMAND is not hot).
+  CommandSpec own = spec;
+  own.flags = spec.sub_info[i].flags;
+  own.acl_categories = spec.sub_info[i].acl_categories;
+  if (spec.sub_info[i].keyless) own.first_key = own.last_key = own.step = 0;
+  Entry(own, StrCat(spec.name, "|", sub), sub_arity, false, rb);
 }
 
 void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
@@ -183,19 +207,39 @@ void CommandList(CoordCmd& cmd) {
   for (const auto* s : keep) rb.Bulk(s->name);
 }
 
+// Redis's checks, in its order: the command (a container's subcommand), whether it has
+// keys at all, its arity, then the keys of this invocation.
 void CommandGetKeys(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   ArgList full = cmd.args.subspan(2);
   const CommandSpec* spec = cmd.table.Find(full[0]);
   if (spec == nullptr) return rb.Error("ERR Invalid command specified");
-  if (!spec->ArityOk(full.size())) {
+  int arity = spec->arity;
+  bool keyless = spec->first_key <= 0 && spec->numkeys_index <= 0;
+  if (!spec->subcommands.empty()) {
+    if (full.size() == 1) return rb.Error("ERR The command has no key arguments");
+    const int sub = spec->FindSubcommand(full[1]);
+    if (sub < 0) return rb.Error("ERR Invalid command specified");
+    arity = spec->subcommands[size_t(sub)].second;
+    if (size_t(sub) < spec->sub_info.size() && spec->sub_info[size_t(sub)].keyless) {
+      keyless = true;
+    }
+  }
+  if (keyless) return rb.Error("ERR The command has no key arguments");
+  if (arity >= 0 ? full.size() != size_t(arity) : full.size() < size_t(-arity)) {
     return rb.Error("ERR Invalid number of arguments specified for command");
   }
   std::vector<size_t> keys;
-  spec->KeyPositions(full.size(), &keys);
-  if (keys.empty()) return rb.Error("ERR The command has no key arguments");
+  if (!spec->AllKeyPositions(full, &keys)) {
+    return rb.Error("ERR Invalid arguments specified for command");
+  }
   rb.ArrayLen(keys.size());
   for (size_t k : keys) rb.Bulk(full[k]);
+}
+
+std::string_view DocsOf(std::string_view full_name) {
+  const CommandMeta* meta = FindCommandMeta(full_name);
+  return meta ? meta->docs : std::string_view();
 }
 
 // One COMMAND DOCS entry, as Redis writes it: the full name, then the doc map; a
@@ -210,7 +254,7 @@ void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_v
   std::vector<std::pair<std::string, std::string_view>> subs;
   for (const auto& [name, arity] : spec.subcommands) {
     std::string full = StrCat(spec.name, "|", name);
-    std::string_view sub_doc = FindCommandDoc(full);
+    std::string_view sub_doc = DocsOf(full);
     if (!sub_doc.empty()) subs.emplace_back(std::move(full), sub_doc);
   }
   // The stored map: "%<n>\r\n" then its n pairs, written one value at a time.
@@ -227,8 +271,9 @@ void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_v
   }
 }
 
-// Redis's lookup: a name, or "container|subcommand"; unknown names are left out.
-const CommandSpec* DocSpec(const CommandTable& table, const std::string& full_name) {
+// Redis's lookup (COMMAND INFO, DOCS): a name, or "container|subcommand"; nullptr for
+// unknown ones.
+const CommandSpec* LookupSpec(const CommandTable& table, const std::string& full_name) {
   const size_t bar = full_name.find('|');
   const CommandSpec* spec = table.Find(full_name.substr(0, bar));
   if (spec == nullptr || bar == std::string::npos) return spec;
@@ -245,13 +290,13 @@ void CommandDocs(CoordCmd& cmd) {
   } else {
     for (size_t i = 2; i < cmd.args.size(); ++i) {
       std::string name = ToLower(cmd.args[i]);
-      if (const CommandSpec* s = DocSpec(cmd.table, name)) found.emplace_back(s, std::move(name));
+      if (const CommandSpec* s = LookupSpec(cmd.table, name)) found.emplace_back(s, std::move(name));
     }
   }
   // A command Redis does not document (none today) is left out, as an unknown one.
-  std::erase_if(found, [](const auto& f) { return FindCommandDoc(f.second).empty(); });
+  std::erase_if(found, [](const auto& f) { return DocsOf(f.second).empty(); });
   rb.MapLen(found.size());
-  for (const auto& [spec, name] : found) DocEntry(*spec, name, FindCommandDoc(name), rb);
+  for (const auto& [spec, name] : found) DocEntry(*spec, name, DocsOf(name), rb);
 }
 
 void Command(CoordCmd& cmd) {
@@ -276,11 +321,16 @@ void Command(CoordCmd& cmd) {
     }
     rb.ArrayLen(argc - 2);
     for (size_t i = 2; i < argc; ++i) {
-      const CommandSpec* s = cmd.table.Find(cmd.args[i]);
+      // A name, or "container|subcommand" as Redis looks them up.
+      const std::string name = ToLower(cmd.args[i]);
+      const CommandSpec* s = LookupSpec(cmd.table, name);
+      const size_t bar = name.find('|');
       if (s == nullptr) {
         rb.NullBulk();
-      } else {
+      } else if (bar == std::string::npos) {
         CommandInfo(*s, rb);
+      } else {
+        SubEntry(*s, size_t(s->FindSubcommand(std::string_view(name).substr(bar + 1))), rb);
       }
     }
   } else if (sub == "list") {

@@ -137,7 +137,7 @@ void RegisterConnectionCommands(CommandTable& t) {
                       {"@connection"}});
   };
   row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
-  row("echo", 2, kCmdFast, Echo);
+  row("echo", 2, kCmdFast | kCmdLoading | kCmdStale, Echo);
   row("quit", -1,
       kCmdNoScript | kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdAllowBusy |
           kCmdSubscribeOk | kCmdNotQueued,

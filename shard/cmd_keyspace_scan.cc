@@ -217,7 +217,10 @@ void Flush(CoordCmd& cmd) {
 
 void RegisterKeyspaceScanCommands(CommandTable& t) {
   auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@keyspace"}});
+    std::vector<std::string> categories = {"@keyspace"};
+    // As Redis: whole-keyspace commands that can stall or wipe a server are @dangerous.
+    if (name == "keys" || name.starts_with("flush")) categories.push_back("@dangerous");
+    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, categories});
   };
   row("keys", 2, kCmdReadOnly, Keys);
   row("scan", -2, kCmdReadOnly, Scan);

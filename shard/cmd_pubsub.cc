@@ -193,8 +193,14 @@ void RegisterPubSubCommands(CommandTable& t) {
   row("unsubscribe", -1, kPs, Unsubscribe);
   row("punsubscribe", -1, kPs, PUnsubscribe);
   row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate, Publish);
-  row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand).subcommands = {
-      {"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
+  CommandSpec& pubsub = row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand);
+  pubsub.subcommands = {{"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
+  // As Redis: HELP is neither a pub/sub command nor in @pubsub.
+  const uint32_t kIntrospect = kCmdPubSub | kCmdLoading | kCmdStale;
+  pubsub.sub_info = {{kIntrospect, true, {"@pubsub"}},
+                     {kIntrospect, true, {"@pubsub"}},
+                     {kIntrospect, true, {"@pubsub"}},
+                     {kCmdLoading | kCmdStale, true}};
 }
 
 }  // namespace rc

@@ -167,11 +167,14 @@ void RegisterServerCommands(CommandTable& t) {
                   CoordHandler on_coord) -> CommandSpec& {
     return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
   };
-  row("config", -2, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale, ConfigCommand)
-      .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}};
+  const uint32_t kConfig = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
+  CommandSpec& config = row("config", -2, kConfig, ConfigCommand);
+  config.subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}};
+  // As Redis: CONFIG HELP is neither admin nor dangerous.
+  config.sub_info = {{kConfig}, {kConfig}, {kConfig}, {kConfig}, {kCmdLoading | kCmdStale}};
   row("time", 1, kCmdLoading | kCmdStale | kCmdFast, Time);
-  row("shutdown", -1, kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti,
-      Shutdown);
+  row("shutdown", -1,
+      kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy, Shutdown);
   RegisterCommandCommand(t);
   RegisterInfoCommand(t);
 }

@@ -384,7 +384,7 @@ void RegisterStringCommands(CommandTable& t) {
   row("incrby", 3, kW | kCmdFast, 1, 1, 1, IncrBy);
   row("decrby", 3, kW | kCmdFast, 1, 1, 1, DecrBy);
   row("incrbyfloat", 3, kW | kCmdFast, 1, 1, 1, IncrByFloat);
-  row("append", 3, kW, 1, 1, 1, Append);
+  row("append", 3, kW | kCmdFast, 1, 1, 1, Append);
   row("getrange", 4, kR, 1, 1, 1, GetRange);
   row("setrange", 4, kW, 1, 1, 1, SetRange);
   row("mget", -2, kR | kCmdFast, 1, -1, 1, MGet, MGetCoord);

@@ -197,21 +197,21 @@ void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false, tru
 
 void RegisterZSetMultiCommands(CommandTable& t) {
   auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last,
-                  ShardHandler on_shard, CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name), arity, flags, first, last, first > 0 ? 1 : 0, on_shard,
-                      on_coord, {"@sortedset"}});
+                  ShardHandler on_shard, CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(CommandSpec{std::move(name), arity, flags, first, last, first > 0 ? 1 : 0,
+                             on_shard, on_coord, {"@sortedset"}});
   };
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
   row("zrangestore", -5, kW, 1, 2, ZRangeStore, ZRangeStoreCoord);
-  // The STORE forms' sources follow numkeys: COMMAND shows Redis's legacy triple (the
-  // destination only), and the coordinator routes every key itself.
-  row("zunionstore", -4, kW, 1, 1, nullptr, ZUnionStore);
-  row("zinterstore", -4, kW, 1, 1, nullptr, ZInterStore);
-  row("zdiffstore", -4, kW, 1, 1, nullptr, ZDiffStore);
-  row("zunion", -3, kCmdReadOnly, 0, 0, nullptr, ZUnion);
-  row("zinter", -3, kCmdReadOnly, 0, 0, nullptr, ZInter);
-  row("zdiff", -3, kCmdReadOnly, 0, 0, nullptr, ZDiff);
-  row("zintercard", -3, kCmdReadOnly, 0, 0, nullptr, ZInterCard);
+  // The sources follow numkeys: COMMAND shows Redis's legacy triple (the STORE forms'
+  // destination only) and movablekeys, and the coordinator routes every key itself.
+  row("zunionstore", -4, kW, 1, 1, nullptr, ZUnionStore).numkeys_index = 2;
+  row("zinterstore", -4, kW, 1, 1, nullptr, ZInterStore).numkeys_index = 2;
+  row("zdiffstore", -4, kW, 1, 1, nullptr, ZDiffStore).numkeys_index = 2;
+  row("zunion", -3, kCmdReadOnly, 0, 0, nullptr, ZUnion).numkeys_index = 1;
+  row("zinter", -3, kCmdReadOnly, 0, 0, nullptr, ZInter).numkeys_index = 1;
+  row("zdiff", -3, kCmdReadOnly, 0, 0, nullptr, ZDiff).numkeys_index = 1;
+  row("zintercard", -3, kCmdReadOnly, 0, 0, nullptr, ZInterCard).numkeys_index = 1;
 }
 
 }  // namespace rc

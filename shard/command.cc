@@ -1,5 +1,7 @@
 #include "shard/command.h"
 
+#include <cctype>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -13,6 +15,28 @@ void CommandSpec::KeyPositions(size_t argc, std::vector<size_t>* out) const {
   int last = last_key < 0 ? int(argc) + last_key : last_key;
   if (last >= int(argc)) last = int(argc) - 1;
   for (int i = first_key; i <= last; i += step) out->push_back(size_t(i));
+}
+
+bool CommandSpec::AllKeyPositions(ArgList args, std::vector<size_t>* out) const {
+  KeyPositions(args.size(), out);
+  if (numkeys_index <= 0 || size_t(numkeys_index) >= args.size()) return !out->empty();
+  // Read as Redis reads it here (atoi): leading digits count, anything after is ignored.
+  std::string_view s = args[size_t(numkeys_index)];
+  size_t i = 0;
+  while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
+  bool negative = i < s.size() && s[i] == '-';
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  int64_t n = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9' && n <= INT32_MAX; ++i) {
+    n = n * 10 + (s[i] - '0');
+  }
+  const size_t first = size_t(numkeys_index) + 1;
+  if (negative || n < 1 || n > int64_t(args.size() - first)) {
+    out->clear();
+    return false;
+  }
+  for (size_t k = 0; k < size_t(n); ++k) out->push_back(first + k);
+  return true;
 }
 
 size_t CommandTable::Slot(std::string_view name) {

@@ -92,6 +92,9 @@ struct CommandSpec {
   // arity (counting the container's name). The dispatcher refuses unknown subcommands and
   // wrong arity with Redis's texts, naming them "config|get" as Redis does.
   std::vector<std::pair<std::string, int>> subcommands = {};
+  // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
+  // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
+  int numkeys_index = 0;
 
   // What COMMAND INFO reports for a subcommand whose flags, keys or categories differ from
   // the row's (Redis has them per subcommand: CLIENT LIST is admin, CLIENT ID is not;
@@ -127,6 +130,9 @@ struct CommandSpec {
   void KeyPositions(size_t argc, std::vector<size_t>* out) const;
   // The key arguments themselves.
   std::vector<std::string_view> KeysOf(ArgList args) const;
+  // COMMAND GETKEYS: every key position, those counted by numkeys too; false (and none)
+  // when numkeys does not count keys that are there, as Redis's genericGetKeys.
+  bool AllKeyPositions(ArgList args, std::vector<size_t>* out) const;
 };
 
 class CommandTable {

@@ -259,6 +259,47 @@ TEST_P(DiffServerTest, CommandDocsAreRedisDocs) {
   Same({"COMMAND", "DOCS", "nosuchcommand"});
 }
 
+// COMMAND GETKEYS: Redis's checks in its order (command, has keys, arity, keys), and the
+// keys counted by numkeys (read as atoi reads it) of the movable-key commands.
+TEST_P(DiffServerTest, CommandGetKeys) {
+  const std::vector<Args> cases = {
+      {"zunionstore", "d", "2", "a", "b", "weights", "1", "2"},
+      {"ZINTERSTORE", "d", "1", "a"},
+      {"zdiffstore", "d", "2", "a", "b"},
+      {"zunionstore", "d", "x", "a"},
+      {"zunionstore", "d", "5", "a"},
+      {"zunionstore", "d", "0", "a"},
+      {"zunionstore", "d", "-1", "a"},
+      {"zunion", "2", "a", "b"},
+      {"zinter", "1a", "b"},
+      {"zdiff", " 1", "b"},
+      {"zunion", "0", "a"},
+      {"zintercard", "2", "a", "b", "limit", "1"},
+      {"zintercard", "3", "a", "b"},
+      {"zrangestore", "d", "s", "0", "1"},
+      {"mset", "a", "1", "b", "2"},
+      {"set", "k", "v", "get"},
+      {"client"},
+      {"client", "nosuch"},
+      {"client", "list"},
+      {"object", "encoding"},
+      {"object", "encoding", "k"},
+      {"memory", "stats"},
+      {"memory", "usage", "k"},
+      {"config", "get", "x"},
+      {"time", "a"},
+      {"ping", "a", "b", "c"},
+      {"get", "a", "b"},
+      {"nosuch", "a"},
+  };
+  for (const Args& c : cases) {
+    Args cmd = {"COMMAND", "GETKEYS"};
+    cmd.insert(cmd.end(), c.begin(), c.end());
+    Same(cmd);
+  }
+  Same({"COMMAND", "INFO", "zunionstore", "zunion", "zintercard", "CLIENT|LIST", "get|x"});
+}
+
 TEST_P(DiffServerTest, InfoSectionsAndKeyspace) {
   Same({"INFO", "keyspace"});
   Same({"MSET", "a", "1", "b", "2", "c", "3"});

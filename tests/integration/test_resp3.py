@@ -225,6 +225,28 @@ class Resp3Test(unittest.TestCase):
             c.cmd("HELLO", "2")
         self.script("COMMAND DOCS zadd", "COMMAND DOCS set client|kill")
 
+    def test_command_info(self):
+        """COMMAND INFO is redis-server's row for every command, byte for byte: flags and
+        ACL categories in Redis's order, tips and key specs; a container's lists only the
+        subcommands ringcache implements, each of which matches (also by "client|list")."""
+        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0]]
+        for name in names:
+            want_raw, got_raw = self.a.cmd("COMMAND", "INFO", name), self.b.cmd("COMMAND", "INFO", name)
+            want, got = parse(want_raw)[0][0], parse(got_raw)[0][0]
+            if not want[9]:
+                self.assertEqual(got_raw, want_raw, name)
+                continue
+            self.assertEqual(got[:9], want[:9], name)
+            theirs = {row[0]: row for row in want[9]}
+            for row in got[9]:
+                if row[0] == b"client|setinfo":  # Redis 7.2's
+                    continue
+                self.assertEqual(row, theirs.get(row[0]), row[0])
+                self.same("COMMAND", "INFO", row[0].decode())
+        self.script("COMMAND INFO CLIENT|List client|nosuch get|x nosuch",
+                    "COMMAND GETKEYS ZUNIONSTORE d 2 a b WEIGHTS 1 2",
+                    "COMMAND GETKEYS ZINTERCARD 2 a b LIMIT 1")
+
     def test_transactions(self):
         self.script("SET w 1", "WATCH w", "SET w 2", "MULTI", "PING", "EXEC",
                     "MULTI", "ZADD z 1.5 m", "ZSCORE z m", "GET nokey", "CONFIG GET timeout",

@@ -1,4 +1,4 @@
-#include "shard/command_docs.h"
+#include "shard/command_meta.h"
 
 #include <cstdlib>
 
@@ -7,16 +7,16 @@
 
 namespace rc {
 
-std::string_view FindCommandDoc(std::string_view full_name) {
+const CommandMeta* FindCommandMeta(std::string_view full_name) {
   static const auto* const index = [] {
-    auto* m = new absl::flat_hash_map<std::string_view, std::string_view>();
-    for (size_t i = 0; i < kCommandDocsCount; ++i) {
-      m->emplace(kCommandDocs[i].name, kCommandDocs[i].resp3);
+    auto* m = new absl::flat_hash_map<std::string_view, const CommandMeta*>();
+    for (size_t i = 0; i < kCommandMetaCount; ++i) {
+      m->emplace(kCommandMeta[i].name, &kCommandMeta[i]);
     }
     return m;
   }();
   auto it = index->find(full_name);
-  return it == index->end() ? std::string_view() : it->second;
+  return it == index->end() ? nullptr : it->second;
 }
 
 size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb) {
@@ -31,11 +31,13 @@ size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb) {
     rb.SimpleString(head);
     return pos;
   }
-  if (!ParseInt64(head, &n) || n < 0) std::abort();
+  if (!ParseInt64(head, &n)) std::abort();
+  if (kind == ':') {
+    rb.Integer(n);  // may be negative (a key spec's lastkey -1)
+    return pos;
+  }
+  if (n < 0) std::abort();
   switch (kind) {
-    case ':':
-      rb.Integer(n);
-      return pos;
     case '$':
       rb.Bulk(resp3.substr(pos, size_t(n)));
       return pos + size_t(n) + 2;
