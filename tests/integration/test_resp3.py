@@ -200,7 +200,7 @@ class Resp3Test(unittest.TestCase):
             want = parse(self.a.cmd("COMMAND", "DOCS", name))[0]
             got_raw = self.b.cmd("COMMAND", "DOCS", name)
             got = parse(got_raw)[0]
-            # Missing: a command added without rerunning scripts/gen_command_docs.py.
+            # Missing: a command added without rerunning scripts/gen_command_meta.py.
             self.assertEqual(list(got), [name.encode()], name)
             want_doc, got_doc = want[name.encode()], got[name.encode()]
             if b"subcommands" not in want_doc:
