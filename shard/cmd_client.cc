@@ -131,7 +131,8 @@ void List(CoordCmd& cmd, bool only_self) {
   const std::vector<std::string>* names = &cmd.table.stat_names();
   const Clock* clock = cmd.server.clock;
   const uint64_t self_id = cmd.client.id;
-  const size_t argv_mem = ArgBytes(cmd.args);
+  // Inside EXEC Redis still counts EXEC's own argument ("exec": 4 bytes).
+  const size_t argv_mem = cmd.client.exec_nested ? 4 : ArgBytes(cmd.args);
   auto work = [filter, names, clock, self_id, argv_mem](ShardThread& t, size_t) {
     std::vector<std::pair<uint64_t, std::string>> lines;
     int64_t now = clock->NowUnixMillis(), mono = MonotonicNanos() / 1'000'000;

@@ -422,7 +422,7 @@ TEST_P(IntrospectionTest, ClientInfoInsideExecShowsTheTransaction) {
         size_t eq = kv.find('=');
         line.emplace_back(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
       }
-      for (const char* n : {"flags", "multi", "multi-mem", "cmd"}) {
+      for (const char* n : {"flags", "multi", "argv-mem", "multi-mem", "cmd"}) {
         out.push_back(std::string(n) + "=" + Field(line, n));
       }
     }
@@ -430,9 +430,9 @@ TEST_P(IntrospectionTest, ClientInfoInsideExecShowsTheTransaction) {
   };
   std::vector<std::string> want = fields(redis->port());
   std::vector<std::string> got = fields(rc_->port());
-  ASSERT_EQ(want.size(), 8u);
+  ASSERT_EQ(want.size(), 10u);
   EXPECT_EQ(want[0], "flags=x");
-  EXPECT_EQ(want[3], "cmd=exec");
+  EXPECT_EQ(want[4], "cmd=exec");
   EXPECT_EQ(got, want);
 }
 
