@@ -2,7 +2,6 @@
 // cluster-aware clients find key positions and tools find arity and flags.
 
 #include <algorithm>
-#include <cstdlib>
 
 #include "core/strings.h"
 #include "core/glob.h"
@@ -257,12 +256,7 @@ void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_v
     std::string_view sub_doc = DocsOf(full);
     if (!sub_doc.empty()) subs.emplace_back(std::move(full), sub_doc);
   }
-  // The stored map: "%<n>\r\n" then its n pairs, written one value at a time.
-  const size_t eol = doc.find("\r\n");
-  const size_t pairs = size_t(std::strtoull(std::string(doc.substr(1, eol - 1)).c_str(),
-                                            nullptr, 10));
-  rb.MapLen(pairs + 1);
-  for (size_t i = 0, pos = eol + 2; i < 2 * pairs; ++i) pos += WriteResp3(doc.substr(pos), rb);
+  WriteResp3(doc, rb, /*extra_pairs=*/1);
   rb.Bulk("subcommands");
   rb.MapLen(subs.size());
   for (const auto& [name, sub_doc] : subs) {
@@ -290,7 +284,8 @@ void CommandDocs(CoordCmd& cmd) {
   } else {
     for (size_t i = 2; i < cmd.args.size(); ++i) {
       std::string name = ToLower(cmd.args[i]);
-      if (const CommandSpec* s = LookupSpec(cmd.table, name)) found.emplace_back(s, std::move(name));
+      const CommandSpec* s = LookupSpec(cmd.table, name);
+      if (s != nullptr) found.emplace_back(s, std::move(name));
     }
   }
   // A command Redis does not document (none today) is left out, as an unknown one.

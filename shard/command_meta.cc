@@ -19,7 +19,7 @@ const CommandMeta* FindCommandMeta(std::string_view full_name) {
   return it == index->end() ? nullptr : it->second;
 }
 
-size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb) {
+size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb, size_t extra_pairs) {
   const size_t eol = resp3.find("\r\n");
   int64_t n = 0;
   // The table is generated: a malformed entry is a build defect, not a client's input.
@@ -42,7 +42,7 @@ size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb) {
       rb.Bulk(resp3.substr(pos, size_t(n)));
       return pos + size_t(n) + 2;
     case '%':
-      rb.MapLen(size_t(n));
+      rb.MapLen(size_t(n) + extra_pairs);
       n *= 2;
       break;
     case '*':

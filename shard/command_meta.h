@@ -27,7 +27,8 @@ const CommandMeta* FindCommandMeta(std::string_view full_name);
 
 // Writes the first RESP3 value of `resp3` through `rb` (maps and sets become arrays for a
 // RESP2 client); returns how many bytes it took. Only the types the table uses: map,
-// array, set, bulk, simple string, integer.
-size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb);
+// array, set, bulk, simple string, integer. `extra_pairs`: a map's length announces that
+// many more pairs, which the caller writes right after it.
+size_t WriteResp3(std::string_view resp3, ReplyBuilder& rb, size_t extra_pairs = 0);
 
 }  // namespace rc
