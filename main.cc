@@ -9,7 +9,7 @@
 
 #include "core/log.h"
 #include "net/server.h"
-#include "shard/config.h"
+#include "shard/server/config.h"
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

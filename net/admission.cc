@@ -4,7 +4,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "shard/auth.h"
+#include "shard/server/auth.h"
 
 namespace rc::net {
 

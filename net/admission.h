@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "shard/server_state.h"
+#include "shard/server/server_state.h"
 
 namespace rc::net {
 

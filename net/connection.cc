@@ -4,8 +4,8 @@
 
 #include "core/log.h"
 #include "net/reactor.h"
-#include "shard/auth.h"
-#include "shard/dispatcher.h"
+#include "shard/command/dispatcher.h"
+#include "shard/server/auth.h"
 
 namespace rc::net {
 
@@ -91,8 +91,8 @@ void Connection::CheckOutputLimit() {
 void Connection::Doom(std::string_view why) {
   if (doomed_) return;
   doomed_ = true;
-  Log(LogLevel::kWarning, "Client id=", client_.id, " scheduled to be closed ASAP for overcoming of ",
-      why, ".");
+  Log(LogLevel::kWarning, "Client id=", client_.id,
+      " scheduled to be closed ASAP for overcoming of ", why, ".");
   // Nothing more will be sent: release the output now. (in_ may be what the running
   // command's arguments view; it goes when the connection is freed.)
   out_.clear();

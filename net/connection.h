@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "net/resp_parser.h"
-#include "shard/client_registry.h"
-#include "shard/client_state.h"
-#include "shard/reply_sink.h"
+#include "shard/command/client_state.h"
+#include "shard/command/reply_sink.h"
+#include "shard/server/client_registry.h"
 #include "timers/idle_list.h"
 
 namespace rc::net {
@@ -79,7 +79,7 @@ class Connection final : public ReplySink, public ClientHandle {
   // Engine bookkeeping: io_uring's multishot receive is armed; epoll watches EPOLLOUT.
   bool recv_armed = false;
   bool out_armed = false;
-  IdleHook idle;  // position in the reactor's idle list
+  IdleHook idle;       // position in the reactor's idle list
   bool dirty = false;  // queued in the reactor's list of connections with output
 
  private:
@@ -116,9 +116,9 @@ class Connection final : public ReplySink, public ClientHandle {
   bool sending_ = false;
   std::string scratch_;
   std::deque<Slot> slots_;
-  uint64_t first_slot_ = 0;  // sequence number of slots_.front()
-  uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
-  size_t slot_bytes_ = 0;      // bytes held in slots_
+  uint64_t first_slot_ = 0;           // sequence number of slots_.front()
+  uint64_t outstanding_ = 0;          // deferred replies not yet fulfilled
+  size_t slot_bytes_ = 0;             // bytes held in slots_
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;

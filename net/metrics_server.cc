@@ -14,11 +14,11 @@
 
 #include "core/prometheus.h"
 #include "core/strings.h"
-#include "shard/client_state.h"
-#include "shard/command.h"
-#include "shard/reply_sink.h"
-#include "shard/server_state.h"
-#include "shard/shard_set.h"
+#include "shard/command/client_state.h"
+#include "shard/command/command.h"
+#include "shard/command/reply_sink.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/server/server_state.h"
 
 namespace rc::net {
 
@@ -124,13 +124,16 @@ void MetricsServer::Serve(int fd) {
   line = line.substr(0, line.find("\r\n"));
   const bool metrics = line.substr(0, 13) == "GET /metrics " || line == "GET /metrics";
   if (!metrics) {
-    WriteAll(fd, "HTTP/1.1 404 Not Found\r\nContent-Length: 10\r\nConnection: close\r\n\r\n"
-                 "not found\n");
+    WriteAll(fd,
+             "HTTP/1.1 404 Not Found\r\nContent-Length: 10\r\nConnection: close\r\n\r\n"
+             "not found\n");
     return;
   }
   std::string body = InfoToPrometheus(RunInfo());
-  std::string head = StrCat("HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
-                            "Content-Length: ", body.size(), "\r\nConnection: close\r\n\r\n");
+  std::string head = StrCat(
+      "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n"
+      "Content-Length: ",
+      body.size(), "\r\nConnection: close\r\n\r\n");
   WriteAll(fd, head);
   WriteAll(fd, body);
 }

@@ -11,7 +11,7 @@
 
 #include "core/strings.h"
 #include "net/admission.h"
-#include "shard/auth.h"
+#include "shard/server/auth.h"
 #include "timers/clock.h"
 
 namespace rc::net {
@@ -185,8 +185,8 @@ Connection* Reactor::OnAccepted(int fd) {
     shared_.connected_clients.fetch_sub(1);
     ++stats.rejected_connections;
     // A fresh socket's send buffer is empty: this short write cannot block.
-    [[maybe_unused]] ssize_t n = ::send(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1,
-                                        MSG_NOSIGNAL | MSG_DONTWAIT);
+    [[maybe_unused]] ssize_t n =
+        ::send(fd, kMaxClientsError, sizeof(kMaxClientsError) - 1, MSG_NOSIGNAL | MSG_DONTWAIT);
     ::close(fd);
     return nullptr;
   }

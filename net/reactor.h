@@ -25,10 +25,10 @@
 
 #include "net/connection.h"
 #include "net/resp_parser.h"
-#include "shard/dispatcher.h"
-#include "shard/mailbox.h"
-#include "shard/server_state.h"
-#include "shard/shard_set.h"
+#include "shard/command/dispatcher.h"
+#include "shard/runtime/mailbox.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/server/server_state.h"
 #include "timers/idle_list.h"
 
 namespace rc::net {
@@ -151,7 +151,7 @@ class Reactor : public Waker {
 
   std::vector<Connection*> dirty_;
   std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed
-  IdleList idle_;  // open connections, least recently active first
+  IdleList idle_;                    // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<Connection*> close_asap_;  // not closed yet, so not freed before we get to them
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd

@@ -10,12 +10,13 @@
 #include <latch>
 
 #include "absl/random/random.h"
-#include "core/strings.h"
 #include "absl/strings/str_format.h"
 #include "core/log.h"
-#include "net/metrics_server.h"
+#include "core/strings.h"
 #include "net/epoll_engine.h"
+#include "net/metrics_server.h"
 #include "net/uring_engine.h"
+#include "shard/families/families.h"
 
 namespace rc::net {
 
@@ -75,8 +76,7 @@ bool Server::Listen(int count, std::string* error) {
     setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
     // One listener per thread on the same port: the kernel spreads connections.
     setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
-        listen(fd, state_.config.tcp_backlog) < 0) {
+    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, state_.config.tcp_backlog) < 0) {
       *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
       ::close(fd);
       freeaddrinfo(res);

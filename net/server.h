@@ -18,10 +18,10 @@
 #include <vector>
 
 #include "net/reactor.h"
-#include "shard/command.h"
-#include "shard/dispatcher.h"
-#include "shard/server_state.h"
-#include "shard/shard_set.h"
+#include "shard/command/command.h"
+#include "shard/command/dispatcher.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/server/server_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc::net {

@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shard_harness.h"
+#include "tests/shard/shard_harness.h"
 
 namespace {
 
@@ -80,19 +80,87 @@ bool IsSubscribeFamily(std::string_view name) {
 }
 
 const char* const kKeys[] = {"k", "k2", "{t}a", "{t}b", "{t}c", "key:1", "z", ""};
-const char* const kNumbers[] = {"0",   "1",  "-1",  "2",   "3",    "10",  "-10", "100",
-                                "1.5", "-0", "inf", "-inf", "+inf", "nan", "1e3", "(1",
-                                "(2",  "[a", "(a",  "-",   "+",    "0x10", " 1",
-                                "9223372036854775807", "-9223372036854775808",
-                                "9223372036854775808", "4294967296", "1048577", "99999999999"};
-const char* const kWords[] = {
-    "NX",     "XX",     "GT",     "LT",    "CH",         "INCR",     "EX",     "PX",
-    "EXAT",   "PXAT",   "KEEPTTL", "GET",  "PERSIST",    "WITHSCORES", "LIMIT", "BYSCORE",
-    "BYLEX",  "REV",    "COUNT",  "MATCH", "TYPE",       "string",   "zset",   "*",
-    "ASYNC",  "SYNC",   "WEIGHTS", "AGGREGATE", "SUM",   "MIN",      "MAX",    "STORE",
-    "ALPHA",  "SET",    "GETNAME", "ID",   "SETNAME",    "NUMSUB",   "CHANNELS", "INFO",
-    "requirepass", "notify-keyspace-events", "KEA", "Ex", "hz", "timeout", "maxclients",
-    "proto-max-bulk-len", "client-output-buffer-limit", "normal 1 1 1", "yes", "no"};
+const char* const kNumbers[] = {"0",
+                                "1",
+                                "-1",
+                                "2",
+                                "3",
+                                "10",
+                                "-10",
+                                "100",
+                                "1.5",
+                                "-0",
+                                "inf",
+                                "-inf",
+                                "+inf",
+                                "nan",
+                                "1e3",
+                                "(1",
+                                "(2",
+                                "[a",
+                                "(a",
+                                "-",
+                                "+",
+                                "0x10",
+                                " 1",
+                                "9223372036854775807",
+                                "-9223372036854775808",
+                                "9223372036854775808",
+                                "4294967296",
+                                "1048577",
+                                "99999999999"};
+const char* const kWords[] = {"NX",
+                              "XX",
+                              "GT",
+                              "LT",
+                              "CH",
+                              "INCR",
+                              "EX",
+                              "PX",
+                              "EXAT",
+                              "PXAT",
+                              "KEEPTTL",
+                              "GET",
+                              "PERSIST",
+                              "WITHSCORES",
+                              "LIMIT",
+                              "BYSCORE",
+                              "BYLEX",
+                              "REV",
+                              "COUNT",
+                              "MATCH",
+                              "TYPE",
+                              "string",
+                              "zset",
+                              "*",
+                              "ASYNC",
+                              "SYNC",
+                              "WEIGHTS",
+                              "AGGREGATE",
+                              "SUM",
+                              "MIN",
+                              "MAX",
+                              "STORE",
+                              "ALPHA",
+                              "SET",
+                              "GETNAME",
+                              "ID",
+                              "SETNAME",
+                              "NUMSUB",
+                              "CHANNELS",
+                              "INFO",
+                              "requirepass",
+                              "notify-keyspace-events",
+                              "KEA",
+                              "Ex",
+                              "hz",
+                              "timeout",
+                              "maxclients",
+                              "proto-max-bulk-len",
+                              "client-output-buffer-limit",
+                              "normal 1 1 1",
+                              "yes",
+                              "no"};
 const char* const kChannels[] = {"zzz1", "zzz2", "zzz?"};
 
 std::string Argument(Reader& in) {
@@ -266,10 +334,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (const auto& a : cmd) detail += a.substr(0, 40) + " ";
       detail += "\n";
     }
-    Fail(("expected " + std::to_string(pipeline.size()) + " replies, got " +
-          std::to_string(replies))
-             .c_str(),
-         detail + "--- replies:\n" + out.substr(0, 2000));
+    Fail(
+        ("expected " + std::to_string(pipeline.size()) + " replies, got " + std::to_string(replies))
+            .c_str(),
+        detail + "--- replies:\n" + out.substr(0, 2000));
   }
   return 0;
 }

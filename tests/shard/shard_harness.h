@@ -11,20 +11,21 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
-#include <utility>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
-#include "shard/client_state.h"
-#include "shard/command.h"
-#include "shard/dispatcher.h"
-#include "shard/reply_sink.h"
-#include "shard/server_state.h"
-#include "shard/shard_set.h"
+#include "shard/command/client_state.h"
+#include "shard/command/command.h"
+#include "shard/command/dispatcher.h"
+#include "shard/command/reply_sink.h"
+#include "shard/families/families.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/server/server_state.h"
 #include "timers/clock.h"
 
 namespace rc::testing {
@@ -90,7 +91,9 @@ class RecordingSink final : public ReplySink {
 class ShardHarness final : public Waker {
  public:
   explicit ShardHarness(size_t threads)
-      : table_(BuildCommandTable()), shards_(threads, &server_), dispatcher_(table_, shards_, server_),
+      : table_(BuildCommandTable()),
+        shards_(threads, &server_),
+        dispatcher_(table_, shards_, server_),
         wake_(threads) {
     server_.clock = &clock_;
     server_.commands = &table_;

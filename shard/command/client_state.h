@@ -1,0 +1,95 @@
+#pragma once
+// Per-connection state that commands read and change (CLIENT, SELECT, QUIT). Lives in
+// the connection, on its thread.
+
+#include <cstdint>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "shard/command/owned_args.h"
+#include "shard/runtime/watch.h"
+
+namespace rc {
+
+struct CommandSpec;
+
+// A command queued between MULTI and EXEC, with its own copy of the arguments.
+struct QueuedCommand {
+  const CommandSpec* spec;
+  std::unique_ptr<OwnedArgs> args;
+};
+
+struct MultiState {
+  std::vector<QueuedCommand> queued;
+  // A command was refused while queueing (unknown, wrong arity): EXEC answers EXECABORT.
+  bool aborted = false;
+};
+
+// Redis's multi-mem: the queued commands' argument bytes and argv pointers.
+inline size_t MultiMem(const std::vector<QueuedCommand>& queued) {
+  size_t bytes = 0;
+  for (const QueuedCommand& q : queued) {
+    for (std::string_view a : q.args->view()) bytes += a.size() + sizeof(void*);
+  }
+  return bytes;
+}
+
+struct ClientState {
+  uint64_t id = 0;
+  std::string name;
+  std::string lib_name;
+  std::string lib_ver;
+  std::string addr;
+  std::string laddr;
+  int fd = -1;
+  int64_t created_ms = 0;
+  // HELLO 3: replies use RESP3's types (maps, doubles, nulls, pushes).
+  bool resp3 = false;
+  // Passed AUTH, or connected while no password was set (shard/auth.h).
+  bool authenticated = false;
+  // Set by QUIT: close once the reply has been written.
+  bool close_after_reply = false;
+  // Stat id of the last command dispatched (CLIENT LIST's cmd=), -1 before any.
+  int64_t last_cmd = -1;
+  bool no_evict = false;  // CLIENT NO-EVICT; shown as flag 'e'
+  bool monitor = false;   // MONITOR; shown as flag 'O'
+  // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the
+  // replies of commands run while kReplyOff or kReplySkip is set.
+  enum ReplyBits : uint8_t {
+    kReplyOff = 1,
+    kReplySkip = 2,
+    kReplySkipNext = 4,
+    kReplyWasClient = 8
+  };
+  uint8_t reply_bits = 0;
+
+  // Keys of this connection's multi-shard commands that are still taking their locks.
+  // A later command of the same connection that names one of them must not run before
+  // the locks are in (it could overtake the earlier command on some shard); see
+  // Dispatcher::MustWait.
+  absl::flat_hash_map<std::string, int> locking_keys;
+  int locking_whole = 0;  // whole-shard commands (FLUSHALL, KEYS, DBSIZE) still locking
+  bool Locking() const { return locking_whole > 0 || !locking_keys.empty(); }
+
+  // Pub/sub: while a RESP2 client has any subscription it may only (un)subscribe, PING,
+  // QUIT and RESET.
+  std::set<std::string> channels;
+  std::set<std::string> patterns;
+  size_t Subscriptions() const { return channels.size() + patterns.size(); }
+
+  // MULTI ... EXEC (shard/transaction.h): non-null while commands are being queued.
+  std::unique_ptr<MultiState> multi;
+  WatchSet watching;
+  // True only while EXEC runs one of its queued commands on this thread: that command's
+  // multi-shard locks are already held by EXEC, so multi_shard.cc takes them at once.
+  bool exec_nested = false;
+  // The running EXEC's command count and multi-mem, which CLIENT INFO inside it reports
+  // (with flag x) as Redis does. -1: none.
+  int64_t exec_count = -1;
+  size_t exec_mem = 0;
+};
+
+}  // namespace rc

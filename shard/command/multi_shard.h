@@ -1,0 +1,67 @@
+#pragma once
+// Atomic commands across shards. A command whose keys live on several shards first locks
+// them shard by shard, in ascending shard order, then runs its steps (FanOut), and
+// releases each shard's locks in its last step there. No other command touches those
+// keys in between, so no client observes half of it.
+//
+//   conn thread ─▶ shard 0: lock ─▶ shard 1: lock ─▶ … ─▶ conn thread: locked()
+//                   (waits in the shard's queue if the keys are busy)
+//   locked(): FanOut(step … ReleaseOn) ─▶ reply
+//
+// While the locks are being taken, a later command of the same connection that names one
+// of the keys waits (Dispatcher::MustWait), so it reaches the shards after the locks and
+// queues behind them instead of overtaking the command. Other commands go ahead.
+
+#include <memory>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "shard/command/key_groups.h"
+#include "shard/command/reply_sink.h"
+#include "shard/runtime/fanout.h"
+
+namespace rc {
+
+// What a multi-shard command locks: the keys of `groups` (shards ascending), every
+// `width`-th argument of each group being a key; or, with `whole`, every key of every
+// shard in `groups`.
+struct LockSet {
+  std::shared_ptr<const KeyGroups> groups;
+  size_t width = 1;
+  bool whole = false;
+
+  KeyLocks::Keys KeysOf(size_t gi) const;
+};
+
+std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups, size_t width);
+std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set);
+
+// Connection's thread: takes every lock of `locks`, then runs `locked` on this thread.
+void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked);
+void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
+                 std::shared_ptr<const LockSet> locks, Task locked);
+
+// On the thread of shard `locks.groups->shards[gi]`: releases what `locks` holds there and
+// runs the work that waited for it.
+void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi);
+
+// The common shape: lock, then one step on every shard that also releases, then `done`
+// with the results on the connection's thread.
+template <typename T, typename Work, typename Done>
+void LockedFanOut(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Work work, Done done) {
+  ShardThread* self = &cmd.self;
+  ShardSet* shards = &cmd.shards;
+  AcquireThen(cmd, locks, [self, shards, locks, work, done = std::move(done)]() mutable {
+    FanOut<T>(
+        *self, *shards, locks->groups->shards,
+        [locks, work](Shard& shard, size_t gi) {
+          T result = work(shard, gi);
+          ReleaseOn(shard, *locks, gi);
+          return result;
+        },
+        std::move(done));
+  });
+}
+
+}  // namespace rc

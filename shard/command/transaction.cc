@@ -1,0 +1,352 @@
+#include "shard/command/transaction.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "shard/command/client_state.h"
+#include "shard/command/multi_shard.h"
+#include "shard/command/reply_sink.h"
+#include "shard/runtime/fanout.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/server/server_state.h"
+#include "timers/cycle_clock.h"
+
+namespace rc {
+
+namespace {
+
+struct Transaction;
+
+// Collects the reply of one queued command that runs on the connection's thread, inline
+// or deferred (a multi-shard command answers later). Connection's thread only, like
+// every ReplySink.
+class ExecSink final : public ReplySink {
+ public:
+  ExecSink(ReplySink* outer, std::shared_ptr<Transaction> tx, size_t index)
+      : outer_(outer), tx_(std::move(tx)), index_(index) {}
+
+  std::string* inline_out() { return &inline_; }
+  uint64_t Defer() override {
+    FlushInline();
+    parts_.emplace_back();
+    ++pending_;
+    return parts_.size() - 1;
+  }
+  void Fulfill(uint64_t slot, std::string resp) override;
+  void Resume() override { outer_->Resume(); }
+  void Push(std::string resp) override { outer_->Push(std::move(resp)); }
+
+  // The handler has returned. True when the reply is complete; otherwise Fulfill carries
+  // the transaction on once it is.
+  bool Started() {
+    started_ = true;
+    if (pending_ > 0) return false;
+    tx_.reset();
+    return true;
+  }
+  std::string TakeReply() {
+    FlushInline();
+    std::string reply;
+    for (auto& p : parts_) reply += p;
+    return reply;
+  }
+
+ private:
+  void FlushInline() {
+    if (!inline_.empty()) parts_.push_back(std::move(inline_));
+    inline_.clear();
+  }
+
+  ReplySink* outer_;
+  std::shared_ptr<Transaction> tx_;  // keeps the transaction alive while a reply is owed
+  size_t index_;
+  std::string inline_;
+  std::vector<std::string> parts_;
+  size_t pending_ = 0;
+  bool started_ = false;
+};
+
+struct Transaction : std::enable_shared_from_this<Transaction> {
+  ShardThread* self;
+  ShardSet* shards;
+  ServerState* server;
+  ClientState* client;
+  ReplySink* sink;
+  const CommandTable* table;
+  uint64_t slot;
+  bool resp3;  // the client's protocol when EXEC began
+  std::vector<QueuedCommand> queued;
+  WatchSet watch;
+  std::shared_ptr<const LockSet> locks;  // null when the commands name no key
+  std::vector<std::string> replies;
+  // Sinks of coordinator commands; kept to the end, since one may still be on the stack
+  // (its Fulfill carries the transaction on).
+  std::vector<std::unique_ptr<ExecSink>> sinks;
+
+  // The shard a command's keys all live on, when it runs there (as Dispatch routes it).
+  bool OneShard(const QueuedCommand& q, uint32_t* owner) const {
+    const CommandSpec& spec = *q.spec;
+    if (spec.on_shard == nullptr || spec.first_key <= 0) return false;
+    std::vector<std::string_view> keys = spec.KeysOf(q.args->view());
+    *owner = shards->ShardOf(keys[0]);
+    for (std::string_view k : keys) {
+      if (shards->ShardOf(k) != *owner) return false;
+    }
+    return true;
+  }
+
+  void Start() {
+    std::vector<std::string_view> keys;
+    bool whole = false;
+    for (const QueuedCommand& q : queued) {
+      const CommandSpec& spec = *q.spec;
+      if (spec.first_key <= 0) {
+        // KEYS, DBSIZE, FLUSHALL, ... see every key.
+        whole |= (spec.flags & (kCmdWrite | kCmdReadOnly)) != 0;
+      } else if (spec.on_shard == nullptr) {
+        whole = true;  // keys beyond the row's triple (ZUNIONSTORE): not known here
+      } else {
+        for (std::string_view k : spec.KeysOf(q.args->view())) keys.push_back(k);
+      }
+    }
+    for (const std::string& k : watch.keys) keys.push_back(k);
+    if (!whole && RunOnOneShard(keys)) return;
+    if (whole) {
+      locks = LockWholeShards(*shards);
+    } else if (!keys.empty()) {
+      absl::flat_hash_set<std::string_view> seen;
+      std::vector<std::string_view> unique;
+      for (std::string_view k : keys) {
+        if (seen.insert(k).second) unique.push_back(k);
+      }
+      auto groups = std::make_shared<const KeyGroups>(
+          GroupKeys(*shards, ArgList(unique.data(), unique.size()), 0, 1));
+      locks = LockKeys(std::move(groups), 1);
+    }
+    if (locks == nullptr) return CheckWatches();
+    AcquireThen(*self, *shards, *client, *sink, locks,
+                [tx = shared_from_this()] { tx->CheckWatches(); });
+  }
+
+  // The common case: every key, queued or watched, lives on one shard and every command
+  // runs there. Then the whole transaction is one task on that shard, run once its keys
+  // are free, like a single-shard command: no locks, no hop beyond the owner's.
+  bool RunOnOneShard(const std::vector<std::string_view>& keys) {
+    if (keys.empty()) return false;
+    const uint32_t owner = shards->ShardOf(keys[0]);
+    for (std::string_view k : keys) {
+      if (shards->ShardOf(k) != owner) return false;
+    }
+    for (const QueuedCommand& q : queued) {
+      uint32_t s = 0;
+      if (!OneShard(q, &s)) return false;
+    }
+    auto unique = std::make_shared<std::vector<std::string_view>>();
+    absl::flat_hash_set<std::string_view> seen;
+    for (std::string_view k : keys) {
+      if (seen.insert(k).second) unique->push_back(k);
+    }
+    const uint32_t home = self->id();
+    ShardSet* set = shards;
+    // On the owner's thread; `tx` keeps the bytes `unique` views alive.
+    auto run = [tx = shared_from_this(), set, owner, home]() {
+      ShardThread& there = set->thread(owner);
+      Shard& shard = there.shard();
+      bool dirty = false;
+      if (tx->watch.state != nullptr) {
+        for (const std::string& k : tx->watch.keys) shard.Find(k);  // expired: changed
+        dirty = tx->watch.state->dirty.load(std::memory_order_acquire);
+      }
+      if (!dirty) {
+        for (size_t i = 0; i < tx->queued.size(); ++i) {
+          tx->replies[i] = tx->RunOnShard(shard, tx->queued[i]);
+        }
+      }
+      if (owner == home) return tx->Finish(!dirty);
+      there.Post(home, [tx, dirty] { tx->Finish(!dirty); });
+    };
+    auto when_free = [set, owner, unique, run = std::move(run)]() mutable {
+      KeyLocks& locks = set->thread(owner).shard().locks();
+      if (locks.Idle() || locks.MayRun(*unique, false)) return run();
+      locks.Enqueue(*unique, false, std::move(run));
+    };
+    if (owner == home) {
+      when_free();
+    } else {
+      self->Post(owner, std::move(when_free));
+    }
+    return true;
+  }
+
+  // Locks held. A watched key past its deadline counts as changed: reclaim it first.
+  void CheckWatches() {
+    if (watch.state == nullptr) return Run(0);
+    std::vector<std::vector<std::string>> by_shard(shards->size());
+    for (const std::string& k : watch.keys) by_shard[shards->ShardOf(k)].push_back(k);
+    std::vector<uint32_t> targets;
+    auto mine = std::make_shared<std::vector<std::vector<std::string>>>();
+    for (uint32_t s = 0; s < by_shard.size(); ++s) {
+      if (by_shard[s].empty()) continue;
+      targets.push_back(s);
+      mine->push_back(std::move(by_shard[s]));
+    }
+    std::shared_ptr<const std::vector<std::vector<std::string>>> keys = std::move(mine);
+    FanOut<bool>(
+        *self, *shards, targets,
+        [keys](Shard& shard, size_t i) {
+          for (const std::string& k : (*keys)[i]) shard.Find(k);
+          return true;
+        },
+        [tx = shared_from_this()](std::vector<bool>&) {
+          if (tx->watch.state->dirty.load(std::memory_order_acquire)) return tx->Finish(false);
+          tx->Run(0);
+        });
+  }
+
+  // Runs queued[i...] in order.
+  void Run(size_t i) {
+    while (i < queued.size()) {
+      uint32_t owner = 0;
+      if (OneShard(queued[i], &owner)) {
+        size_t end = i;
+        std::vector<uint32_t> targets;
+        for (; end < queued.size() && OneShard(queued[end], &owner); ++end) {
+          if (std::find(targets.begin(), targets.end(), owner) == targets.end()) {
+            targets.push_back(owner);
+          }
+        }
+        if (targets.size() == 1 && targets[0] == self->id()) {
+          for (; i < end; ++i) replies[i] = RunOnShard(self->shard(), queued[i]);
+          continue;
+        }
+        return RunBatch(i, end, std::move(targets));
+      }
+      // As it would run outside MULTI, with EXEC's locks standing in for its own.
+      sinks.push_back(std::make_unique<ExecSink>(sink, shared_from_this(), i));
+      ExecSink& s = *sinks.back();
+      ReplyBuilder rb(s.inline_out(), client->resp3);
+      CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
+      client->exec_nested = true;
+      size_t from = s.inline_out()->size();
+      uint64_t start = CycleClock::Now();
+      queued[i].spec->on_coord(c);
+      // Counted as Redis counts commands inside EXEC (its synchronous part, as outside).
+      CountCommand(self->command_stats(), queued[i].spec->StatIdFor(queued[i].args->view()),
+                   CycleClock::ToNanos(CycleClock::Now() - start), *s.inline_out(), from,
+                   server->config.latency_tracking.get() != 0);
+      client->exec_nested = false;
+      if (!s.Started()) return;
+      replies[i] = s.TakeReply();
+      ++i;
+    }
+    Finish(true);
+  }
+
+  std::string RunOnShard(Shard& shard, const QueuedCommand& q) const {
+    std::string out;
+    ReplyBuilder rb(&out, resp3);
+    ShardCmd c{shard, q.args->view(), rb, *server};
+    uint64_t start = CycleClock::Now();
+    q.spec->on_shard(c);
+    // On the shard's thread: counted where it ran, as outside MULTI.
+    CountCommand(shard.command_stats(), q.spec->StatIdFor(q.args->view()),
+                 CycleClock::ToNanos(CycleClock::Now() - start), out, 0,
+                 server->config.latency_tracking.get() != 0);
+    return out;
+  }
+
+  // queued[i, end): single-shard commands, one message per shard in `targets`.
+  void RunBatch(size_t i, size_t end, std::vector<uint32_t> targets) {
+    std::sort(targets.begin(), targets.end());
+    auto per_shard = std::make_shared<std::vector<std::vector<size_t>>>(targets.size());
+    for (size_t j = i; j < end; ++j) {
+      uint32_t owner = 0;
+      OneShard(queued[j], &owner);
+      auto t = size_t(std::lower_bound(targets.begin(), targets.end(), owner) - targets.begin());
+      (*per_shard)[t].push_back(j);
+    }
+    // The shards read the queued commands while this thread waits: nothing changes them
+    // until every shard has answered.
+    std::shared_ptr<const Transaction> reader = shared_from_this();
+    FanOut<std::vector<std::string>>(
+        *self, *shards, targets,
+        [reader, per_shard](Shard& shard, size_t t) {
+          std::vector<std::string> out;
+          for (size_t j : (*per_shard)[t]) {
+            out.push_back(reader->RunOnShard(shard, reader->queued[j]));
+          }
+          return out;
+        },
+        [tx = shared_from_this(), per_shard, end](std::vector<std::vector<std::string>>& out) {
+          for (size_t t = 0; t < out.size(); ++t) {
+            for (size_t k = 0; k < out[t].size(); ++k) {
+              tx->replies[(*per_shard)[t][k]] = std::move(out[t][k]);
+            }
+          }
+          tx->Run(end);
+        });
+  }
+
+  void Finish(bool ran) {
+    if (locks != nullptr) {
+      std::shared_ptr<const LockSet> held = locks;
+      FanOut<bool>(
+          *self, *shards, held->groups->shards,
+          [held](Shard& shard, size_t gi) {
+            ReleaseOn(shard, *held, gi);
+            return true;
+          },
+          [](std::vector<bool>&) {});
+    }
+    ReleaseWatches(*self, *shards, std::move(watch));
+    client->exec_count = -1;
+    client->exec_mem = 0;
+    std::string out;
+    ReplyBuilder rb(&out, resp3);
+    if (!ran) {
+      rb.NullArray();
+    } else {
+      rb.ArrayLen(replies.size());
+      for (const std::string& r : replies) out += r;
+    }
+    sink->Fulfill(slot, std::move(out));
+  }
+};
+
+void ExecSink::Fulfill(uint64_t slot, std::string resp) {
+  parts_[slot] = std::move(resp);
+  if (--pending_ > 0 || !started_) return;
+  std::shared_ptr<Transaction> tx = std::move(tx_);
+  tx->replies[index_] = TakeReply();
+  // Carry on from a fresh task: whoever called Fulfill may still use this sink (a lock
+  // acquisition calls Resume() after its command ran), and the transaction's end frees it.
+  const uint32_t home = tx->self->id();
+  tx->self->Post(home, [tx, next = index_ + 1] { tx->Run(next); });
+}
+
+}  // namespace
+
+void ExecTransaction(CoordCmd& cmd) {
+  auto tx = std::make_shared<Transaction>();
+  tx->self = &cmd.self;
+  tx->shards = &cmd.shards;
+  tx->server = &cmd.server;
+  tx->client = &cmd.client;
+  tx->sink = &cmd.sink;
+  tx->table = &cmd.table;
+  tx->resp3 = cmd.client.resp3;
+  tx->queued = std::move(cmd.client.multi->queued);
+  cmd.client.multi.reset();
+  cmd.client.exec_count = int64_t(tx->queued.size());
+  cmd.client.exec_mem = MultiMem(tx->queued);
+  tx->watch = std::exchange(cmd.client.watching, WatchSet{});
+  tx->replies.resize(tx->queued.size());
+  tx->slot = cmd.sink.Defer();
+  tx->Start();
+}
+
+}  // namespace rc

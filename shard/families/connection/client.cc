@@ -1,0 +1,409 @@
+// CLIENT: the connection's own settings (ID, GETNAME, SETNAME, SETINFO, REPLY, NO-EVICT)
+// run on its thread against its ClientState; LIST and KILL fan out to every thread,
+// where each reads or closes only its own connections (ClientRegistry); PAUSE/UNPAUSE
+// set the server-wide ClientPause that every connection checks before a command.
+
+#include <algorithm>
+#include <memory>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/client_state.h"
+#include "shard/command/dispatcher.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/runtime/fanout.h"
+#include "shard/server/client_registry.h"
+#include "shard/server/server_state.h"
+#include "timers/clock.h"
+
+namespace rc {
+
+namespace {
+
+// Redis refuses names a CLIENT LIST line could not show unambiguously.
+bool ValidClientField(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+// Redis's getClientInfoString flags, in its order; 'N' when none apply.
+std::string Flags(const ClientState& c) {
+  std::string f;
+  if (c.monitor) f += 'O';
+  if (c.Subscriptions() > 0) f += 'P';
+  if (c.multi || c.exec_nested) f += 'x';
+  // A watched key changed: the next EXEC will abort (Redis's CLIENT_DIRTY_CAS).
+  if (c.watching.state && c.watching.state->dirty.load(std::memory_order_relaxed)) f += 'd';
+  if (c.close_after_reply) f += 'c';
+  if (c.no_evict) f += 'e';
+  return f.empty() ? "N" : f;
+}
+
+// One CLIENT LIST line, fields in Redis 7.0's order (lib-name and lib-ver are 7.2's,
+// appended as 7.2 does). `argv_mem`: argument bytes of the command running now.
+std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_names,
+                       int64_t now_unix_ms, int64_t now_mono_ms, size_t argv_mem) {
+  ClientState& c = h.client();
+  ClientBuffers b = h.Buffers();
+  // Run inside EXEC (only the client itself can see that): Redis still shows EXEC as
+  // the command and the transaction as queued.
+  std::string cmd = c.exec_nested ? "exec"
+                    : c.last_cmd >= 0 && size_t(c.last_cmd) < cmd_names.size()
+                        ? cmd_names[size_t(c.last_cmd)]
+                        : "NULL";
+  const int64_t multi = c.multi         ? int64_t(c.multi->queued.size())
+                        : c.exec_nested ? c.exec_count
+                                        : -1;
+  const size_t multi_mem = c.multi ? MultiMem(c.multi->queued) : c.exec_nested ? c.exec_mem : 0;
+  size_t tot_mem = b.qbuf + b.qbuf_free + b.rbs + b.omem + argv_mem + multi_mem;
+  return StrCat("id=", c.id, " addr=", c.addr, " laddr=", c.laddr, " fd=", c.fd, " name=", c.name,
+                " age=", (now_unix_ms - c.created_ms) / 1000,
+                " idle=", std::max<int64_t>(0, now_mono_ms - b.last_active_ms) / 1000,
+                " flags=", Flags(c), " db=0 sub=", c.channels.size(), " psub=", c.patterns.size(),
+                " ssub=0 multi=", multi, " qbuf=", b.qbuf, " qbuf-free=", b.qbuf_free,
+                " argv-mem=", argv_mem, " multi-mem=", multi_mem, " rbs=", b.rbs, " rbp=", b.rbs,
+                " obl=", b.obl, " oll=", b.oll, " omem=", b.omem, " tot-mem=", tot_mem,
+                " events=", b.writing ? "rw" : "r", " cmd=", cmd,
+                " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name,
+                " lib-ver=", c.lib_ver, "\n");
+}
+
+size_t ArgBytes(ArgList args) {
+  size_t n = 0;
+  for (auto a : args) n += a.size();
+  return n;
+}
+
+// Which clients a LIST or KILL names. Empty optionals match everything.
+struct ClientFilter {
+  std::vector<uint64_t> ids;
+  int type = -1;  // 0 normal, 1 pubsub, 2 master/replica (none here)
+  std::string addr, laddr;
+  uint64_t skip_id = 0;  // SKIPME: the caller
+
+  bool Matches(const ClientState& c) const {
+    if (skip_id != 0 && c.id == skip_id) return false;
+    if (!ids.empty() && std::find(ids.begin(), ids.end(), c.id) == ids.end()) return false;
+    if (type >= 0 && type != (c.Subscriptions() > 0 ? 1 : 0)) return false;
+    if (!addr.empty() && c.addr != addr) return false;
+    if (!laddr.empty() && c.laddr != laddr) return false;
+    return true;
+  }
+};
+
+// TYPE's value; false with Redis's error when unknown.
+bool ParseType(std::string_view v, int* type, std::string* error) {
+  std::string t = ToLower(v);
+  if (t == "normal") {
+    *type = 0;
+  } else if (t == "pubsub") {
+    *type = 1;
+  } else if (t == "master" || t == "replica" || t == "slave") {
+    *type = 2;
+  } else {
+    *error = StrCat("ERR Unknown client type '", v, "'");
+    return false;
+  }
+  return true;
+}
+
+void List(CoordCmd& cmd, bool only_self) {
+  auto filter = std::make_shared<ClientFilter>();
+  if (only_self) {
+    filter->ids.push_back(cmd.client.id);
+  } else if (cmd.args.size() == 4 && EqualsIgnoreCase(cmd.args[2], "type")) {
+    std::string error;
+    if (!ParseType(cmd.args[3], &filter->type, &error)) return cmd.reply.Error(error);
+  } else if (cmd.args.size() > 3 && EqualsIgnoreCase(cmd.args[2], "id")) {
+    for (size_t i = 3; i < cmd.args.size(); ++i) {
+      int64_t id;
+      if (!ParseInt64(cmd.args[i], &id)) return cmd.reply.Error("ERR Invalid client ID");
+      // Ids start at 1: zero or negative names nobody (0 is never an id).
+      filter->ids.push_back(id > 0 ? uint64_t(id) : 0);
+    }
+  } else if (cmd.args.size() != 2) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  const std::vector<std::string>* names = &cmd.table.stat_names();
+  const Clock* clock = cmd.server.clock;
+  const uint64_t self_id = cmd.client.id;
+  // Inside EXEC Redis still counts EXEC's own argument ("exec": 4 bytes).
+  const size_t argv_mem = cmd.client.exec_nested ? 4 : ArgBytes(cmd.args);
+  auto work = [filter, names, clock, self_id, argv_mem](ShardThread& t, size_t) {
+    std::vector<std::pair<uint64_t, std::string>> lines;
+    int64_t now = clock->NowUnixMillis(), mono = MonotonicNanos() / 1'000'000;
+    for (const auto& [id, h] : t.clients().all()) {
+      if (!filter->Matches(h->client())) continue;
+      lines.emplace_back(id, ClientLine(*h, *names, now, mono, id == self_id ? argv_mem : 0));
+    }
+    return lines;
+  };
+  if (only_self) {
+    // CLIENT INFO: this connection lives on this thread.
+    auto lines = work(cmd.self, 0);
+    return cmd.reply.Verbatim(lines.empty() ? "" : lines[0].second);
+  }
+  DeferredReply out(cmd);
+  FanOutThreads<std::vector<std::pair<uint64_t, std::string>>>(
+      cmd.self, cmd.shards, AllShards(cmd.shards), work, [out](auto& per_thread) {
+        std::vector<std::pair<uint64_t, std::string>> all;
+        for (auto& v : per_thread) all.insert(all.end(), v.begin(), v.end());
+        std::sort(all.begin(), all.end());
+        std::string text;
+        for (auto& [id, line] : all) text += line;
+        out.Send([&](ReplyBuilder& rb) { rb.Verbatim(text); });
+      });
+}
+
+void Kill(CoordCmd& cmd) {
+  auto filter = std::make_shared<ClientFilter>();
+  bool old_form = cmd.args.size() == 3;
+  if (old_form) {
+    filter->addr = std::string(cmd.args[2]);
+  } else {
+    if (cmd.args.size() % 2 != 0) return cmd.reply.Error(err::kSyntax);
+    bool skipme = true;
+    for (size_t i = 2; i < cmd.args.size(); i += 2) {
+      std::string opt = ToLower(cmd.args[i]);
+      std::string_view v = cmd.args[i + 1];
+      std::string error;
+      if (opt == "id") {
+        int64_t id;
+        if (!ParseInt64(v, &id) || id <= 0) {
+          return cmd.reply.Error("ERR client-id should be greater than 0");
+        }
+        filter->ids = {uint64_t(id)};
+      } else if (opt == "type") {
+        if (!ParseType(v, &filter->type, &error)) return cmd.reply.Error(error);
+      } else if (opt == "addr") {
+        filter->addr = std::string(v);
+      } else if (opt == "laddr") {
+        filter->laddr = std::string(v);
+      } else if (opt == "user") {
+        // Only the default user exists: it matches every client.
+        if (v != "default") return cmd.reply.Error(StrCat("ERR No such user '", v, "'"));
+      } else if (opt == "skipme") {
+        if (EqualsIgnoreCase(v, "yes")) {
+          skipme = true;
+        } else if (EqualsIgnoreCase(v, "no")) {
+          skipme = false;
+        } else {
+          return cmd.reply.Error(err::kSyntax);
+        }
+      } else {
+        return cmd.reply.Error(err::kSyntax);
+      }
+    }
+    if (skipme) filter->skip_id = cmd.client.id;
+  }
+  const uint64_t self_id = cmd.client.id;
+  DeferredReply out(cmd);
+  FanOutThreads<size_t>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [filter, self_id](ShardThread& t, size_t) {
+        // Collect first: Kill removes the connection from the registry.
+        std::vector<ClientHandle*> victims;
+        for (const auto& [id, h] : t.clients().all()) {
+          if (filter->Matches(h->client())) victims.push_back(h);
+        }
+        for (ClientHandle* h : victims) h->Kill(/*after_reply=*/h->client().id == self_id);
+        return victims.size();
+      },
+      [out, old_form](std::vector<size_t>& killed) {
+        size_t n = 0;
+        for (size_t k : killed) n += k;
+        out.Send([&](ReplyBuilder& rb) {
+          if (!old_form) return rb.Integer(int64_t(n));
+          if (n == 0) return rb.Error("ERR No such client");
+          rb.Ok();
+        });
+      });
+}
+
+void Pause(CoordCmd& cmd) {
+  int64_t ms;
+  if (!ParseInt64(cmd.args[2], &ms)) {
+    return cmd.reply.Error("ERR timeout is not an integer or out of range");
+  }
+  if (ms < 0) return cmd.reply.Error("ERR timeout is negative");
+  ClientPause::Mode mode = ClientPause::kAll;
+  if (cmd.args.size() == 4) {
+    if (EqualsIgnoreCase(cmd.args[3], "write")) {
+      mode = ClientPause::kWrite;
+    } else if (!EqualsIgnoreCase(cmd.args[3], "all")) {
+      return cmd.reply.Error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+    }
+  } else if (cmd.args.size() > 4) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  cmd.server.introspect.pause.Pause(cmd.server.clock->NowUnixMillis() + ms, mode);
+  cmd.reply.Ok();
+}
+
+void Help(ReplyBuilder& reply) {
+  static const char* kLines[] = {
+      "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "GETREDIR",
+      "    Return the client ID we are redirecting to when tracking is enabled.",
+      "GETNAME",
+      "    Return the name of the current connection.",
+      "ID",
+      "    Return the ID of the current connection.",
+      "INFO",
+      "    Return information about the current client connection.",
+      "KILL <ip:port>",
+      "    Kill connection made from <ip:port>.",
+      "KILL <option> <value> [<option> <value> [...]]",
+      "    Kill connections. Options are:",
+      "    * ADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made from the specified address",
+      "    * LADDR (<ip:port>|<unixsocket>:0)",
+      "      Kill connections made to specified local address",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Kill connections by type.",
+      "    * USER <username>",
+      "      Kill connections authenticated by <username>.",
+      "    * SKIPME (YES|NO)",
+      "      Skip killing current connection (default: yes).",
+      "LIST [options ...]",
+      "    Return information about client connections. Options:",
+      "    * TYPE (NORMAL|MASTER|REPLICA|PUBSUB)",
+      "      Return clients of specified type.",
+      "UNPAUSE",
+      "    Stop the current client pause, resuming traffic.",
+      "PAUSE <timeout> [WRITE|ALL]",
+      "    Suspend all, or just write, clients for <timeout> milliseconds.",
+      "REPLY (ON|OFF|SKIP)",
+      "    Control the replies sent to the current connection.",
+      "SETNAME <name>",
+      "    Assign the name <name> to the current connection.",
+      "SETINFO <option> <value>",
+      "    Set client meta attr. Options are:",
+      "    * LIB-NAME: the client lib name.",
+      "    * LIB-VER: the client lib version.",
+      "NO-EVICT (ON|OFF)",
+      "    Protect current client connection from eviction.",
+      "HELP",
+      "    Prints this help.",
+  };
+  reply.HelpLines(kLines);
+}
+
+// The dispatcher has checked the subcommand's name and arity against the row.
+void Client(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  ClientState& c = cmd.client;
+  // CLIENT REPLY SKIP lasts across CLIENT commands (Redis's resetClient).
+  if (c.reply_bits != 0) c.reply_bits |= ClientState::kReplyWasClient;
+  if (sub == "id") return cmd.reply.Integer(int64_t(c.id));
+  if (sub == "getname") return c.name.empty() ? cmd.reply.NullBulk() : cmd.reply.Bulk(c.name);
+  if (sub == "setname") {
+    if (!ValidClientField(cmd.args[2])) {
+      return cmd.reply.Error(
+          "ERR Client names cannot contain spaces, newlines or special characters.");
+    }
+    c.name = std::string(cmd.args[2]);
+    return cmd.reply.Ok();
+  }
+  if (sub == "setinfo") {
+    std::string attr = ToLower(cmd.args[2]);
+    if (attr != "lib-name" && attr != "lib-ver") {
+      return cmd.reply.Error(StrCat("ERR Unrecognized option '", cmd.args[2], "'"));
+    }
+    if (!ValidClientField(cmd.args[3])) {
+      return cmd.reply.Error(
+          StrCat("ERR ", attr, " cannot contain spaces, newlines or special characters."));
+    }
+    (attr == "lib-name" ? c.lib_name : c.lib_ver) = std::string(cmd.args[3]);
+    return cmd.reply.Ok();
+  }
+  if (sub == "list") return List(cmd, false);
+  if (sub == "info") return List(cmd, true);
+  if (sub == "kill") return Kill(cmd);
+  if (sub == "pause") return Pause(cmd);
+  if (sub == "unpause") {
+    cmd.server.introspect.pause.Unpause();
+    // Parked connections on sleeping reactors resume at once, not at the next cron tick.
+    if (cmd.server.wake_all) cmd.server.wake_all();
+    return cmd.reply.Ok();
+  }
+  if (sub == "getredir") return cmd.reply.Integer(-1);
+  if (sub == "no-evict") {
+    if (EqualsIgnoreCase(cmd.args[2], "on")) {
+      c.no_evict = true;
+    } else if (EqualsIgnoreCase(cmd.args[2], "off")) {
+      c.no_evict = false;
+    } else {
+      return cmd.reply.Error(err::kSyntax);
+    }
+    return cmd.reply.Ok();
+  }
+  if (sub == "reply") {
+    std::string_view v = cmd.args[2];
+    if (EqualsIgnoreCase(v, "on")) {
+      c.reply_bits &= uint8_t(~(ClientState::kReplyOff | ClientState::kReplySkip));
+      return cmd.reply.Ok();
+    }
+    if (EqualsIgnoreCase(v, "off")) {
+      c.reply_bits |= ClientState::kReplyOff | ClientState::kReplyWasClient;
+    } else if (EqualsIgnoreCase(v, "skip")) {
+      if (!(c.reply_bits & ClientState::kReplyOff)) {
+        c.reply_bits |= ClientState::kReplySkipNext | ClientState::kReplyWasClient;
+      }
+    } else {
+      return cmd.reply.Error(err::kSyntax);
+    }
+    return;
+  }
+  Help(cmd.reply);
+}
+
+// MONITOR: from now on this connection also receives every command run anywhere.
+void Monitor(CoordCmd& cmd) {
+  // EXEC promises one reply per queued command, which a monitor stream would break.
+  if (cmd.client.exec_nested) {
+    return cmd.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  }
+  if (cmd.client.monitor) return;  // already monitoring: Redis answers nothing
+  ClientHandle* self = cmd.self.clients().Find(cmd.client.id);
+  if (self == nullptr) {  // not a network connection (in-process tests): nowhere to stream
+    return cmd.reply.Error("ERR MONITOR isn't allowed for DENY BLOCKING client");
+  }
+  cmd.self.clients().AddMonitor(self, cmd.server.introspect.monitors);
+  cmd.client.monitor = true;
+  cmd.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterClientCommands(CommandTable& t) {
+  CommandSpec& client = t.Add(CommandSpec{
+      "client", -2, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Client, {"@connection"}});
+  client.subcommands = {{"id", 2},      {"getname", 2}, {"setname", 3},  {"setinfo", 4},
+                        {"list", -2},   {"info", 2},    {"kill", -3},    {"pause", -3},
+                        {"unpause", 2}, {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
+                        {"help", 2}};
+  // Redis 7.0's per-subcommand flags: the ones that act on other clients are admin.
+  const uint32_t own = kCmdNoScript | kCmdLoading | kCmdStale;
+  const uint32_t admin = own | kCmdAdmin;
+  for (const auto& [name, arity] : client.subcommands) {
+    bool is_admin = name == "list" || name == "kill" || name == "pause" || name == "unpause" ||
+                    name == "no-evict";
+    uint32_t flags = name == "help" ? kCmdLoading | kCmdStale : is_admin ? admin : own;
+    client.sub_info.push_back({flags, false, {"@connection"}});
+  }
+  t.Add(CommandSpec{"monitor",
+                    1,
+                    kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                    0,
+                    0,
+                    0,
+                    nullptr,
+                    Monitor,
+                    {}});
+}
+
+}  // namespace rc

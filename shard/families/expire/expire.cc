@@ -1,0 +1,208 @@
+// TTL commands: EXPIRE, PEXPIRE, EXPIREAT, PEXPIREAT (NX XX GT LT), TTL, PTTL,
+// EXPIRETIME, PEXPIRETIME, PERSIST, SETEX, PSETEX, GETEX. Deadlines are absolute Unix
+// milliseconds; a deadline already past deletes the key, as Redis does.
+
+#include <algorithm>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/errors.h"
+#include "shard/families/string/set_options.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+enum ExpireFlag { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
+
+// EXPIRE's options, with Redis's errors.
+bool ParseExpireFlags(ArgList args, size_t start, int* flags, ReplyBuilder& reply) {
+  *flags = 0;
+  for (size_t i = start; i < args.size(); ++i) {
+    std::string_view opt = args[i];
+    if (EqualsIgnoreCase(opt, "nx")) {
+      *flags |= kNx;
+    } else if (EqualsIgnoreCase(opt, "xx")) {
+      *flags |= kXx;
+    } else if (EqualsIgnoreCase(opt, "gt")) {
+      *flags |= kGt;
+    } else if (EqualsIgnoreCase(opt, "lt")) {
+      *flags |= kLt;
+    } else {
+      reply.Error(StrCat("ERR Unsupported option ", opt));
+      return false;
+    }
+  }
+  if ((*flags & kNx) && (*flags & (kXx | kGt | kLt))) {
+    reply.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
+    return false;
+  }
+  if ((*flags & kGt) && (*flags & kLt)) {
+    reply.Error("ERR GT and LT options at the same time are not compatible");
+    return false;
+  }
+  return true;
+}
+
+// seconds: the argument is in seconds; relative: it counts from now.
+void ExpireGeneric(ShardCmd& cmd, bool seconds, bool relative) {
+  int flags;
+  if (!ParseExpireFlags(cmd.args, 3, &flags, cmd.reply)) return;
+  int64_t when;
+  if (!ParseInt64(cmd.args[2], &when)) return cmd.reply.Error(err::kNotInteger);
+  const std::string_view name = cmd.args[0];
+  auto invalid = [&] {
+    cmd.reply.Error(StrCat("ERR invalid expire time in '", ToLower(name), "' command"));
+  };
+  // Negative values are allowed (they delete the key); only overflow is an error.
+  if (seconds) {
+    if (when > INT64_MAX / 1000 || when < INT64_MIN / 1000) return invalid();
+    when *= 1000;
+  }
+  int64_t now = cmd.shard.NowMs();
+  if (relative) {
+    if (when > INT64_MAX - now) return invalid();
+    when += now;
+  }
+  Entry* e = cmd.shard.Find(cmd.args[1]);
+  if (e == nullptr) return cmd.reply.Integer(0);
+  const bool has = e->has_ttl();
+  const int64_t current = has ? e->deadline() : 0;
+  if ((flags & kNx) && has) return cmd.reply.Integer(0);
+  if ((flags & kXx) && !has) return cmd.reply.Integer(0);
+  // No TTL counts as an infinite one: GT never beats it, LT always does.
+  if ((flags & kGt) && (!has || when <= current)) return cmd.reply.Integer(0);
+  if ((flags & kLt) && has && when >= current) return cmd.reply.Integer(0);
+  if (when <= now) {
+    cmd.shard.Delete(cmd.args[1]);
+  } else {
+    cmd.shard.SetDeadline(e, when);
+  }
+  cmd.reply.Integer(1);
+}
+
+void Expire(ShardCmd& cmd) { ExpireGeneric(cmd, true, true); }
+void PExpire(ShardCmd& cmd) { ExpireGeneric(cmd, false, true); }
+void ExpireAt(ShardCmd& cmd) { ExpireGeneric(cmd, true, false); }
+void PExpireAt(ShardCmd& cmd) { ExpireGeneric(cmd, false, false); }
+
+// -2: no such key, -1: no TTL; else what `present` makes of the deadline.
+template <typename Present>
+void ReplyTtl(ShardCmd& cmd, Present present) {
+  Entry* e = cmd.shard.FindForRead(cmd.args[1]);
+  if (e == nullptr) return cmd.reply.Integer(-2);
+  if (!e->has_ttl()) return cmd.reply.Integer(-1);
+  cmd.reply.Integer(present(e->deadline(), cmd.shard.NowMs()));
+}
+
+void Ttl(ShardCmd& cmd) {
+  ReplyTtl(cmd,
+           [](int64_t at, int64_t now) { return (std::max<int64_t>(at - now, 0) + 500) / 1000; });
+}
+void PTtl(ShardCmd& cmd) {
+  ReplyTtl(cmd, [](int64_t at, int64_t now) { return std::max<int64_t>(at - now, 0); });
+}
+void ExpireTime(ShardCmd& cmd) {
+  // Rounded to the nearest second, as Redis does.
+  ReplyTtl(cmd, [](int64_t at, int64_t) { return (at + 500) / 1000; });
+}
+void PExpireTime(ShardCmd& cmd) {
+  ReplyTtl(cmd, [](int64_t at, int64_t) { return at; });
+}
+
+void Persist(ShardCmd& cmd) {
+  Entry* e = cmd.shard.Find(cmd.args[1]);
+  if (e == nullptr || !e->has_ttl()) return cmd.reply.Integer(0);
+  cmd.shard.Persist(e);
+  cmd.reply.Integer(1);
+}
+
+// SETEX key seconds value, PSETEX key milliseconds value.
+void SetExGeneric(ShardCmd& cmd, bool seconds) {
+  int64_t at;
+  std::string error;
+  if (!ParseExpireArg(cmd.args[2], seconds, /*relative=*/true, cmd.shard.NowMs(),
+                      ToLower(cmd.args[0]), &at, &error)) {
+    return cmd.reply.Error(error);
+  }
+  cmd.shard.SetString(cmd.args[1], cmd.args[3], TtlMode::kSet, at);
+  cmd.reply.Ok();
+}
+
+void SetEx(ShardCmd& cmd) { SetExGeneric(cmd, true); }
+void PSetEx(ShardCmd& cmd) { SetExGeneric(cmd, false); }
+
+// GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. Redis's order of checks:
+// option syntax, then the key (nil, WRONGTYPE), then the expire value.
+void GetEx(ShardCmd& cmd) {
+  enum { kNone, kEx, kPx, kExAt, kPxAt, kPersist } unit = kNone;
+  std::string_view expire_arg;
+  for (size_t i = 2; i < cmd.args.size(); ++i) {
+    std::string_view opt = cmd.args[i];
+    bool has_next = i + 1 < cmd.args.size();
+    if (EqualsIgnoreCase(opt, "persist") && (unit == kNone || unit == kPersist)) {
+      unit = kPersist;
+    } else if (has_next && unit != kPersist &&
+               ((EqualsIgnoreCase(opt, "ex") && (unit == kNone || unit == kEx)) ||
+                (EqualsIgnoreCase(opt, "px") && (unit == kNone || unit == kPx)) ||
+                (EqualsIgnoreCase(opt, "exat") && (unit == kNone || unit == kExAt)) ||
+                (EqualsIgnoreCase(opt, "pxat") && (unit == kNone || unit == kPxAt)))) {
+      unit = EqualsIgnoreCase(opt, "ex")     ? kEx
+             : EqualsIgnoreCase(opt, "px")   ? kPx
+             : EqualsIgnoreCase(opt, "exat") ? kExAt
+                                             : kPxAt;
+      expire_arg = cmd.args[++i];
+    } else {
+      return cmd.reply.Error(err::kSyntax);
+    }
+  }
+  Entry* e = cmd.shard.FindForRead(cmd.args[1]);
+  if (e == nullptr) return cmd.reply.NullBulk();
+  if (e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
+  int64_t now = cmd.shard.NowMs();
+  int64_t at = 0;
+  if (unit != kNone && unit != kPersist) {
+    std::string error;
+    if (!ParseExpireArg(expire_arg, unit == kEx || unit == kExAt, unit == kEx || unit == kPx, now,
+                        "getex", &at, &error)) {
+      return cmd.reply.Error(error);
+    }
+  }
+  cmd.reply.Bulk(e->str());
+  if (unit == kPersist) {
+    cmd.shard.Persist(e);
+  } else if (unit != kNone) {
+    if (at <= now) {
+      cmd.shard.Delete(cmd.args[1]);
+    } else {
+      cmd.shard.SetDeadline(e, at);
+    }
+  }
+}
+
+}  // namespace
+
+void RegisterExpireCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard,
+                  std::string category) {
+    t.Add(CommandSpec{
+        std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {std::move(category)}});
+  };
+  const uint32_t kW = kCmdWrite | kCmdFast;
+  const uint32_t kR = kCmdReadOnly | kCmdFast;
+  row("expire", -3, kW, Expire, "@keyspace");
+  row("pexpire", -3, kW, PExpire, "@keyspace");
+  row("expireat", -3, kW, ExpireAt, "@keyspace");
+  row("pexpireat", -3, kW, PExpireAt, "@keyspace");
+  row("ttl", 2, kR, Ttl, "@keyspace");
+  row("pttl", 2, kR, PTtl, "@keyspace");
+  row("expiretime", 2, kR, ExpireTime, "@keyspace");
+  row("pexpiretime", 2, kR, PExpireTime, "@keyspace");
+  row("persist", 2, kW, Persist, "@keyspace");
+  row("setex", 4, kCmdWrite | kCmdDenyOom, SetEx, "@string");
+  row("psetex", 4, kCmdWrite | kCmdDenyOom, PSetEx, "@string");
+  row("getex", -2, kW, GetEx, "@string");
+}
+
+}  // namespace rc

@@ -1,0 +1,38 @@
+#include "shard/families/families.h"
+
+namespace rc {
+
+// Each family registers its rows from its own folder (shard/families/<family>/); a new
+// family is one declaration and one call here.
+void RegisterStringCommands(CommandTable& table);
+void RegisterKeyspaceCommands(CommandTable& table);
+void RegisterExpireCommands(CommandTable& table);
+void RegisterZSetCommands(CommandTable& table);
+void RegisterPubSubCommands(CommandTable& table);
+void RegisterConnectionCommands(CommandTable& table);
+void RegisterServerCommands(CommandTable& table);
+void RegisterTransactionCommands(CommandTable& table);
+void RegisterSlowlogCommands(CommandTable& table);
+void RegisterLatencyCommands(CommandTable& table);
+void RegisterMemoryCommands(CommandTable& table);
+void RegisterObjectCommands(CommandTable& table);
+
+CommandTable BuildCommandTable() {
+  CommandTable table;
+  RegisterStringCommands(table);
+  RegisterKeyspaceCommands(table);
+  RegisterExpireCommands(table);
+  RegisterZSetCommands(table);
+  RegisterPubSubCommands(table);
+  RegisterConnectionCommands(table);
+  RegisterServerCommands(table);
+  RegisterTransactionCommands(table);
+  RegisterSlowlogCommands(table);
+  RegisterLatencyCommands(table);
+  RegisterMemoryCommands(table);
+  RegisterObjectCommands(table);
+  table.AssignStatIds();
+  return table;
+}
+
+}  // namespace rc

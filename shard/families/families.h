@@ -1,0 +1,10 @@
+#pragma once
+// The complete command table: every family's rows (families.cc lists the families).
+
+#include "shard/command/command.h"
+
+namespace rc {
+
+CommandTable BuildCommandTable();
+
+}  // namespace rc

@@ -1,0 +1,231 @@
+// Commands over the whole keyspace, which every shard answers for its part: KEYS, SCAN,
+// DBSIZE, RANDOMKEY, FLUSHDB, FLUSHALL.
+
+#include <cctype>
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <optional>
+
+#include "core/glob.h"
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/arg_parser.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/command/multi_shard.h"
+#include "shard/runtime/fanout.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+void Keys(CoordCmd& cmd) {
+  auto pattern = std::make_shared<const std::string>(cmd.args[1]);
+  DeferredReply out(cmd);
+  LockedFanOut<std::vector<std::string>>(
+      cmd, LockWholeShards(cmd.shards),
+      [pattern](Shard& shard, size_t) {
+        std::vector<std::string> keys;
+        bool all = *pattern == "*";
+        int64_t now = shard.NowMs();
+        shard.table().ForEach([&](const Entry* e) {
+          // Expired keys not yet reclaimed do not exist for clients.
+          if (shard.IsExpired(e, now)) return;
+          if (all || GlobMatch(*pattern, e->key())) keys.emplace_back(e->key());
+        });
+        return keys;
+      },
+      [out](std::vector<std::vector<std::string>>& parts) {
+        size_t n = 0;
+        for (const auto& p : parts) n += p.size();
+        out.Send([&](ReplyBuilder& rb) {
+          rb.ArrayLen(n);
+          for (const auto& p : parts) {
+            for (const auto& k : p) rb.Bulk(k);
+          }
+        });
+      });
+}
+
+// The cursor names a shard and a position in its table: cursor = position * shards +
+// shard. Shards are walked in order; each shard's part is Redis's reverse-binary
+// cursor, so a key present for the whole scan is returned at least once.
+void Scan(CoordCmd& cmd) {
+  uint64_t cursor;
+  if (!ParseScanCursor(cmd.args[1], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
+  struct Options {
+    std::string pattern;
+    std::string type;
+    bool use_pattern = false;
+    bool use_type = false;
+    int64_t count = 10;
+  } opts;
+  for (size_t i = 2; i < cmd.args.size();) {
+    size_t left = cmd.args.size() - i;
+    std::string_view opt = cmd.args[i];
+    if (EqualsIgnoreCase(opt, "count") && left >= 2) {
+      if (!ParseInt64(cmd.args[i + 1], &opts.count)) return cmd.reply.Error(err::kNotInteger);
+      if (opts.count < 1) return cmd.reply.Error(err::kSyntax);
+    } else if (EqualsIgnoreCase(opt, "match") && left >= 2) {
+      opts.pattern = std::string(cmd.args[i + 1]);
+      opts.use_pattern = opts.pattern != "*";
+    } else if (EqualsIgnoreCase(opt, "type") && left >= 2) {
+      opts.type = std::string(cmd.args[i + 1]);
+      opts.use_type = true;
+    } else {
+      return cmd.reply.Error(err::kSyntax);
+    }
+    i += 2;
+  }
+  const uint64_t nshards = cmd.shards.size();
+  const uint32_t shard_id = uint32_t(cursor % nshards);
+  const uint64_t position = cursor / nshards;
+  auto shared = std::make_shared<const Options>(std::move(opts));
+  DeferredReply out(cmd);
+  struct Batch {
+    uint64_t next_position = 0;
+    std::vector<std::string> keys;
+  };
+  FanOut<Batch>(
+      cmd.self, cmd.shards, {shard_id},
+      [shared, position](Shard& shard, size_t) {
+        Batch b;
+        uint64_t pos = position;
+        int64_t now = shard.NowMs();
+        std::vector<const Entry*> found;
+        // Bounded like Redis: at most 10×COUNT table steps per call (saturating: COUNT
+        // may be as large as INT64_MAX).
+        int64_t budget = shared->count > INT64_MAX / 10 ? INT64_MAX : shared->count * 10;
+        do {
+          pos = shard.table().Scan(pos, [&](const Entry* e) { found.push_back(e); });
+        } while (pos != 0 && --budget > 0 && int64_t(found.size()) < shared->count);
+        for (const Entry* e : found) {
+          if (shard.IsExpired(e, now)) continue;
+          if (shared->use_pattern && !GlobMatch(shared->pattern, e->key())) continue;
+          if (shared->use_type && !EqualsIgnoreCase(shared->type, TypeName(e->type()))) {
+            continue;
+          }
+          b.keys.emplace_back(e->key());
+        }
+        b.next_position = pos;
+        return b;
+      },
+      [out, shard_id, nshards](std::vector<Batch>& batches) {
+        Batch& b = batches[0];
+        uint64_t next;
+        if (b.next_position != 0) {
+          next = b.next_position * nshards + shard_id;
+        } else {
+          next = shard_id + 1 < nshards ? shard_id + 1 : 0;
+        }
+        out.Send([&](ReplyBuilder& rb) {
+          rb.ArrayLen(2);
+          rb.Bulk(std::to_string(next));
+          rb.ArrayLen(b.keys.size());
+          for (const auto& k : b.keys) rb.Bulk(k);
+        });
+      });
+}
+
+void DbSize(CoordCmd& cmd) {
+  DeferredReply out(cmd);
+  LockedFanOut<int64_t>(
+      cmd, LockWholeShards(cmd.shards), [](Shard& shard, size_t) { return int64_t(shard.size()); },
+      [out](std::vector<int64_t>& sizes) {
+        int64_t total = 0;
+        for (int64_t s : sizes) total += s;
+        out.Send([total](ReplyBuilder& rb) { rb.Integer(total); });
+      });
+}
+
+void RandomKey(CoordCmd& cmd) {
+  struct Pick {
+    size_t size = 0;
+    std::string key;
+    bool found = false;
+  };
+  DeferredReply out(cmd);
+  ShardThread* self = &cmd.self;
+  FanOut<Pick>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [](Shard& shard, size_t) {
+        Pick p;
+        p.size = shard.size();
+        // Like Redis, RANDOMKEY reclaims the expired keys it draws and draws again. Redis
+        // does so without bound; here, after a run of expired draws, the shard reclaims
+        // its due keys in deadline order (cheaper than drawing them one by one), for at
+        // most kBudget keys so a mass expiry cannot stall this thread.
+        constexpr size_t kDrawsPerRound = 64, kReclaimPerRound = 16384, kBudget = 65536;
+        int64_t now = shard.NowMs();
+        for (size_t reclaimed = 0; !p.found && reclaimed < kBudget;) {
+          for (size_t draw = 0; draw < kDrawsPerRound; ++draw) {
+            const Entry* e = shard.table().Random(shard.rng());
+            if (e == nullptr) break;
+            if (!shard.IsExpired(e, now)) {
+              p.key = std::string(e->key());
+              p.found = true;
+              break;
+            }
+            shard.Find(std::string(e->key()));
+            ++reclaimed;
+          }
+          if (p.found || shard.NextDeadline() > now) break;
+          reclaimed += shard.ExpireDue(now, kReclaimPerRound);
+        }
+        // A shard whose sampled keys were all expired offers none.
+        p.size = p.found ? shard.size() : 0;
+        return p;
+      },
+      [out, self](std::vector<Pick>& picks) {
+        // Each shard offered one key; weigh them by shard size so every key is as likely.
+        size_t total = 0;
+        for (const auto& p : picks) total += p.size;
+        if (total == 0) return out.Send([](ReplyBuilder& rb) { rb.NullBulk(); });
+        size_t r = absl::Uniform<size_t>(self->shard().rng(), 0, total);
+        for (const auto& p : picks) {
+          if (r < p.size) return out.Send([&](ReplyBuilder& rb) { rb.Bulk(p.key); });
+          r -= p.size;
+        }
+      });
+}
+
+void Flush(CoordCmd& cmd) {
+  if (cmd.args.size() > 2) return cmd.reply.Error(err::kSyntax);
+  if (cmd.args.size() == 2 && !EqualsIgnoreCase(cmd.args[1], "async") &&
+      !EqualsIgnoreCase(cmd.args[1], "sync")) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  // ASYNC hands each shard's table to the lazyfree pool whole; SYNC (the default, as in
+  // Redis) frees inline. The flush reaches each shard ahead of anything this connection
+  // sends later, so its next command already sees an empty keyspace.
+  const bool async = cmd.args.size() == 2 && EqualsIgnoreCase(cmd.args[1], "async");
+  DeferredReply out(cmd);
+  LockedFanOut<bool>(
+      cmd, LockWholeShards(cmd.shards),
+      [async](Shard& shard, size_t) {
+        shard.Flush(async);
+        return true;
+      },
+      [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
+}
+
+}  // namespace
+
+void RegisterKeyspaceScanCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
+    std::vector<std::string> categories = {"@keyspace"};
+    // As Redis: whole-keyspace commands that can stall or wipe a server are @dangerous.
+    if (name == "keys" || name.starts_with("flush")) categories.push_back("@dangerous");
+    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, categories});
+  };
+  row("keys", 2, kCmdReadOnly, Keys);
+  row("scan", -2, kCmdReadOnly, Scan);
+  row("dbsize", 1, kCmdReadOnly | kCmdFast, DbSize);
+  row("randomkey", 1, kCmdReadOnly, RandomKey);
+  row("flushdb", -1, kCmdWrite, Flush);
+  row("flushall", -1, kCmdWrite, Flush);
+}
+
+}  // namespace rc

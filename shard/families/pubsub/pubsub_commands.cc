@@ -1,0 +1,209 @@
+// Pub/sub: SUBSCRIBE, UNSUBSCRIBE, PSUBSCRIBE, PUNSUBSCRIBE, PUBLISH, PUBSUB. A client's
+// subscriptions live in its thread's PubSub; PUBLISH asks every thread to deliver.
+
+#include <set>
+
+#include "core/strings.h"
+#include "shard/command/client_state.h"
+#include "shard/command/dispatcher.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/runtime/fanout.h"
+#include "shard/server/server_state.h"
+
+namespace rc {
+
+namespace {
+
+enum class Kind { kChannel, kPattern };
+
+std::set<std::string>& Names(ClientState& c, Kind k) {
+  return k == Kind::kChannel ? c.channels : c.patterns;
+}
+
+void SubscribeGeneric(CoordCmd& cmd, Kind kind) {
+  PubSub& ps = cmd.self.shard().pubsub();
+  for (size_t i = 1; i < cmd.args.size(); ++i) {
+    std::string name(cmd.args[i]);
+    if (Names(cmd.client, kind).insert(name).second) {
+      if (kind == Kind::kChannel) {
+        ps.Subscribe(&cmd.sink, name);
+      } else {
+        ps.PSubscribe(&cmd.sink, name);
+      }
+      cmd.server.pubsub_subscriptions.fetch_add(1, std::memory_order_relaxed);
+    }
+    cmd.reply.Raw(SubscriptionReply(kind == Kind::kChannel ? "subscribe" : "psubscribe", name,
+                                    cmd.client.Subscriptions(), cmd.client.resp3));
+  }
+}
+
+// Removes one subscription; returns whether it existed.
+bool Drop(PubSub& ps, ClientState& client, ReplySink* sink, ServerState& server, Kind kind,
+          const std::string& name) {
+  if (Names(client, kind).erase(name) == 0) return false;
+  if (kind == Kind::kChannel) {
+    ps.Unsubscribe(sink, name);
+  } else {
+    ps.PUnsubscribe(sink, name);
+  }
+  server.pubsub_subscriptions.fetch_sub(1, std::memory_order_relaxed);
+  return true;
+}
+
+void UnsubscribeGeneric(CoordCmd& cmd, Kind kind) {
+  PubSub& ps = cmd.self.shard().pubsub();
+  std::string_view verb = kind == Kind::kChannel ? "unsubscribe" : "punsubscribe";
+  std::vector<std::string> names;
+  if (cmd.args.size() == 1) {
+    const auto& all = Names(cmd.client, kind);
+    names.assign(all.begin(), all.end());
+    if (names.empty()) {
+      // Nothing to leave: Redis still answers once, with a nil name.
+      cmd.reply.ArrayLen(3);
+      cmd.reply.Bulk(verb);
+      cmd.reply.NullBulk();
+      cmd.reply.Integer(int64_t(cmd.client.Subscriptions()));
+      return;
+    }
+  } else {
+    for (size_t i = 1; i < cmd.args.size(); ++i) names.emplace_back(cmd.args[i]);
+  }
+  for (const std::string& name : names) {
+    Drop(ps, cmd.client, &cmd.sink, cmd.server, kind, name);
+    cmd.reply.Raw(SubscriptionReply(verb, name, cmd.client.Subscriptions(), cmd.client.resp3));
+  }
+}
+
+void Subscribe(CoordCmd& cmd) { SubscribeGeneric(cmd, Kind::kChannel); }
+void PSubscribe(CoordCmd& cmd) { SubscribeGeneric(cmd, Kind::kPattern); }
+void Unsubscribe(CoordCmd& cmd) { UnsubscribeGeneric(cmd, Kind::kChannel); }
+void PUnsubscribe(CoordCmd& cmd) { UnsubscribeGeneric(cmd, Kind::kPattern); }
+
+void Publish(CoordCmd& cmd) {
+  auto msg = std::make_shared<const std::pair<std::string, std::string>>(cmd.args[1], cmd.args[2]);
+  DeferredReply out(cmd);
+  FanOut<int64_t>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [msg](Shard& shard, size_t) {
+        return int64_t(shard.pubsub().Publish(msg->first, msg->second));
+      },
+      [out](std::vector<int64_t>& counts) {
+        int64_t total = 0;
+        for (int64_t c : counts) total += c;
+        out.Send([total](ReplyBuilder& rb) { rb.Integer(total); });
+      });
+}
+
+void PubSubCommand(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  size_t argc = cmd.args.size();
+  if (sub == "channels" && argc <= 3) {
+    auto pattern = std::make_shared<const std::string>(argc == 3 ? cmd.args[2] : "");
+    bool all = argc == 2;
+    DeferredReply out(cmd);
+    FanOut<std::vector<std::string>>(
+        cmd.self, cmd.shards, AllShards(cmd.shards),
+        [pattern, all](Shard& shard, size_t) {
+          std::vector<std::string> names;
+          shard.pubsub().Channels(*pattern, all, &names);
+          return names;
+        },
+        [out](std::vector<std::vector<std::string>>& parts) {
+          std::set<std::string> names;
+          for (auto& p : parts) names.insert(p.begin(), p.end());
+          out.Send([&](ReplyBuilder& rb) {
+            rb.ArrayLen(names.size());
+            for (const auto& n : names) rb.Bulk(n);
+          });
+        });
+  } else if (sub == "numsub") {
+    auto channels =
+        std::make_shared<const std::vector<std::string>>(cmd.args.begin() + 2, cmd.args.end());
+    DeferredReply out(cmd);
+    FanOut<std::vector<int64_t>>(
+        cmd.self, cmd.shards, AllShards(cmd.shards),
+        [channels](Shard& shard, size_t) {
+          std::vector<int64_t> n;
+          for (const auto& c : *channels) n.push_back(int64_t(shard.pubsub().NumSub(c)));
+          return n;
+        },
+        [out, channels](std::vector<std::vector<int64_t>>& parts) {
+          out.Send([&](ReplyBuilder& rb) {
+            rb.ArrayLen(channels->size() * 2);
+            for (size_t i = 0; i < channels->size(); ++i) {
+              int64_t total = 0;
+              for (const auto& p : parts) total += p[i];
+              rb.Bulk((*channels)[i]);
+              rb.Integer(total);
+            }
+          });
+        });
+  } else if (sub == "numpat" && argc == 2) {
+    DeferredReply out(cmd);
+    FanOut<std::vector<std::string>>(
+        cmd.self, cmd.shards, AllShards(cmd.shards),
+        [](Shard& shard, size_t) {
+          // Patterns are counted once however many clients use them.
+          std::vector<std::string> names;
+          shard.pubsub().Patterns(&names);
+          return names;
+        },
+        [out](std::vector<std::vector<std::string>>& parts) {
+          std::set<std::string> names;
+          for (auto& p : parts) names.insert(p.begin(), p.end());
+          out.Send([n = names.size()](ReplyBuilder& rb) { rb.Integer(int64_t(n)); });
+        });
+  } else if (sub == "help") {
+    static const char* const kLines[] = {
+        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "CHANNELS [<pattern>]",
+        "    Return the currently active channels matching a <pattern> (default: '*').",
+        "NUMPAT",
+        "    Return number of subscriptions to patterns.",
+        "NUMSUB [<channel> ...]",
+        "    Return the number of subscribers for the specified channels, excluding",
+        "    pattern subscriptions(default: no channels).",
+        "HELP",
+        "    Prints this help.",
+    };
+    cmd.reply.HelpLines(kLines);
+  } else {
+    // Past the dispatcher's checks, only CHANNELS with too many patterns lands here.
+    cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
+                           cmd.args[1].substr(0, 128), "'. Try PUBSUB HELP."));
+  }
+}
+
+}  // namespace
+
+void DropSubscriptions(PubSub& ps, ClientState& client, ReplySink* sink, ServerState& server) {
+  for (Kind kind : {Kind::kChannel, Kind::kPattern}) {
+    std::vector<std::string> names(Names(client, kind).begin(), Names(client, kind).end());
+    for (const auto& n : names) Drop(ps, client, sink, server, kind, n);
+  }
+}
+
+void RegisterPubSubCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags,
+                  CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(
+        CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@pubsub"}});
+  };
+  const uint32_t kPs = kCmdPubSub | kCmdNoScript | kCmdLoading | kCmdStale | kCmdSubscribeOk;
+  row("subscribe", -2, kPs, Subscribe);
+  row("psubscribe", -2, kPs, PSubscribe);
+  row("unsubscribe", -1, kPs, Unsubscribe);
+  row("punsubscribe", -1, kPs, PUnsubscribe);
+  row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate, Publish);
+  CommandSpec& pubsub = row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand);
+  pubsub.subcommands = {{"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
+  // As Redis: HELP is neither a pub/sub command nor in @pubsub.
+  const uint32_t kIntrospect = kCmdPubSub | kCmdLoading | kCmdStale;
+  pubsub.sub_info = {{kIntrospect, true, {"@pubsub"}},
+                     {kIntrospect, true, {"@pubsub"}},
+                     {kIntrospect, true, {"@pubsub"}},
+                     {kCmdLoading | kCmdStale, true}};
+}
+
+}  // namespace rc

@@ -1,0 +1,106 @@
+// DEBUG SLEEP / HELP, and FUNCTION LIST / FLUSH answering as a server with no functions
+// (ringcache has no scripting; clients and test harnesses call these at start-up).
+
+#include <chrono>
+#include <thread>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/dispatcher.h"
+#include "shard/command/errors.h"
+
+namespace rc {
+
+namespace {
+
+void Debug(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  if (sub == "sleep" && cmd.args.size() == 3) {
+    double secs;
+    if (!ParseDouble(cmd.args[2], &secs)) return cmd.reply.Error(err::kNotFloat);
+    // Redis stops the whole server; here it stops this connection's thread, with every
+    // connection and shard it owns, which is what tests of slow commands want.
+    if (secs > 0) std::this_thread::sleep_for(std::chrono::duration<double>(secs));
+    return cmd.reply.Ok();
+  }
+  if (sub == "help" && cmd.args.size() == 2) {
+    static const char* kLines[] = {
+        "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+        "SLEEP <seconds>",
+        "    Stop the server for <seconds>. Decimals allowed.",
+        "HELP",
+        "    Prints this help.",
+    };
+    return cmd.reply.HelpLines(kLines);
+  }
+  cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '", cmd.args[1],
+                         "'. Try DEBUG HELP."));
+}
+
+void Function(CoordCmd& cmd) {
+  std::string sub = ToLower(cmd.args[1]);
+  if (sub == "list") {
+    // Validates LIBRARYNAME / WITHCODE as Redis does, then lists nothing.
+    for (size_t i = 2; i < cmd.args.size(); ++i) {
+      if (EqualsIgnoreCase(cmd.args[i], "withcode")) continue;
+      if (EqualsIgnoreCase(cmd.args[i], "libraryname") && i + 1 < cmd.args.size()) {
+        ++i;
+        continue;
+      }
+      return cmd.reply.Error(StrCat("ERR Unknown argument ", cmd.args[i]));
+    }
+    return cmd.reply.ArrayLen(0);
+  }
+  if (sub == "flush") {
+    if (cmd.args.size() > 3) return cmd.reply.Error(WrongArityError("function|flush"));
+    if (cmd.args.size() == 3 && !EqualsIgnoreCase(cmd.args[2], "sync") &&
+        !EqualsIgnoreCase(cmd.args[2], "async")) {
+      return cmd.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    }
+    return cmd.reply.Ok();
+  }
+  static const char* kLines[] = {
+      "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "LIST [LIBRARYNAME <library_name_pattern>] [WITHCODE]",
+      "    Return general information on all the libraries:",
+      "    * Library name",
+      "    * The engine used to run the Library",
+      "    * Library description",
+      "    * Functions list",
+      "    * Library code (if WITHCODE is given)",
+      "    It also possible to get only function that matches a pattern using LIBRARYNAME",
+      "    argument.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Delete all the libraries.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the libraries.",
+      "    * SYNC: Synchronously flush the libraries.",
+      "HELP",
+      "    Prints this help.",
+  };
+  cmd.reply.HelpLines(kLines);
+}
+
+}  // namespace
+
+void RegisterDebugCommands(CommandTable& t) {
+  // DEBUG is not a container in Redis: its subcommands are parsed by the handler.
+  t.Add(CommandSpec{"debug",
+                    -2,
+                    kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                    0,
+                    0,
+                    0,
+                    nullptr,
+                    Debug,
+                    {}});
+  CommandSpec& function =
+      t.Add(CommandSpec{"function", -2, kCmdNoScript, 0, 0, 0, nullptr, Function, {"@scripting"}});
+  function.subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}};
+  function.sub_info = {{kCmdNoScript, true, {"@scripting"}},
+                       {kCmdWrite | kCmdNoScript, true, {"@scripting"}},
+                       {kCmdLoading | kCmdStale, true, {"@scripting"}}};
+}
+
+}  // namespace rc

@@ -1,0 +1,294 @@
+// INFO: every thread reports its counters, its per-command statistics and its shard's
+// size (FanOutThreads); the connection's thread merges them, adds process-wide figures and
+// prints Redis 7.0's sections in Redis's order with Redis's field names.
+
+#include <malloc.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <set>
+
+#include "absl/strings/str_format.h"
+#include "core/strings.h"
+#include "shard/command/command.h"
+#include "shard/command/command_stats.h"
+#include "shard/command/key_groups.h"
+#include "shard/runtime/fanout.h"
+#include "shard/server/memory_info.h"
+#include "shard/server/server_state.h"
+#include "threadpool/thread_pool.h"
+
+namespace rc {
+
+namespace {
+
+struct ThreadReport {
+  ThreadStats thread;
+  CommandStats commands;
+  ShardStats shard;
+  size_t keys = 0;
+  size_t dataset_bytes = 0;
+  size_t expires = 0;
+  int64_t avg_ttl = 0;
+};
+
+struct Totals {
+  uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
+  uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
+  uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
+  double instantaneous_ops = 0;
+  CommandStats commands;  // every thread's, merged
+  size_t keys = 0, dataset_bytes = 0, expires = 0;
+  int64_t avg_ttl = 0;  // weighted by each shard's keys with a TTL
+};
+
+Totals Sum(const std::vector<ThreadReport>& reports) {
+  Totals t;
+  for (const auto& r : reports) {
+    t.connections_received += r.thread.connections_received;
+    t.connected_clients += r.thread.connected_clients;
+    t.rejected_connections += r.thread.rejected_connections;
+    t.commands_processed += r.thread.commands_processed;
+    t.net_input_bytes += r.thread.net_input_bytes;
+    t.net_output_bytes += r.thread.net_output_bytes;
+    t.instantaneous_ops += r.thread.InstantaneousOps();
+    t.commands.Merge(r.commands);
+    t.keyspace_hits += r.shard.keyspace_hits;
+    t.keyspace_misses += r.shard.keyspace_misses;
+    t.expired_keys += r.shard.expired_keys;
+    t.evicted_keys += r.shard.evicted_keys;
+    t.keys += r.keys;
+    t.dataset_bytes += r.dataset_bytes;
+    t.expires += r.expires;
+  }
+  if (t.expires > 0) {
+    double weighted = 0;
+    for (const auto& r : reports) weighted += double(r.avg_ttl) * double(r.expires);
+    t.avg_ttl = int64_t(weighted / double(t.expires));
+  }
+  return t;
+}
+
+std::atomic<uint64_t> peak_memory{0};
+
+void ServerSection(const ServerState& s, std::string* out) {
+  utsname u;
+  uname(&u);
+  int64_t now_us = s.clock->NowUnixMicros();
+  int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
+  StrAppend(out, "# Server\r\n", "redis_version:", kRedisVersion, "\r\n",
+            "ringcache_version:0.1.0\r\n", "redis_mode:standalone\r\n", "os:", u.sysname, " ",
+            u.release, " ", u.machine, "\r\n", "arch_bits:64\r\n",
+            "multiplexing_api:", s.config.io_engine, "\r\n", "io_engine:", s.config.io_engine,
+            "\r\n", "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__, "\r\n",
+            "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n", "tcp_port:", s.bound_port,
+            "\r\n", "server_time_usec:", now_us, "\r\n", "uptime_in_seconds:", uptime, "\r\n",
+            "uptime_in_days:", uptime / 86400, "\r\n", "hz:", s.config.hz.get(), "\r\n",
+            "executable:", s.executable, "\r\n", "config_file:", s.config.config_file, "\r\n",
+            "threads:", s.config.EffectiveThreads(), "\r\n\r\n");
+}
+
+void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
+  StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
+            "cluster_connections:0\r\n", "maxclients:", s.config.maxclients.get(), "\r\n",
+            "client_recent_max_input_buffer:0\r\n", "client_recent_max_output_buffer:0\r\n",
+            "blocked_clients:0\r\n", "tracking_clients:0\r\n",
+            "clients_in_timeout_table:0\r\n\r\n");
+}
+
+// The lazyfree pool's queue and what it has freed (Redis's names): shared by all shards.
+uint64_t LazyfreePending(const ServerState& s) {
+  return s.lazyfree != nullptr ? s.lazyfree->Pending() : 0;
+}
+uint64_t LazyfreeDone(const ServerState& s) {
+  return s.lazyfree != nullptr ? s.lazyfree->Completed() : 0;
+}
+
+void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
+  uint64_t used = UsedMemory();
+  uint64_t peak = peak_memory.load();
+  while (used > peak && !peak_memory.compare_exchange_weak(peak, used)) {
+  }
+  peak = std::max(peak, used);
+  uint64_t rss = RssBytes();
+  StrAppend(
+      out, "# Memory\r\n", "used_memory:", used, "\r\n", "used_memory_human:", HumanBytes(used),
+      "\r\n", "used_memory_rss:", rss, "\r\n", "used_memory_rss_human:", HumanBytes(rss), "\r\n",
+      "used_memory_peak:", peak, "\r\n", "used_memory_peak_human:", HumanBytes(peak), "\r\n",
+      "used_memory_dataset:", t.dataset_bytes, "\r\n",
+      "mem_fragmentation_ratio:", absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0),
+      "\r\n", "maxmemory:0\r\n", "maxmemory_human:0B\r\n", "maxmemory_policy:noeviction\r\n",
+      "mem_allocator:libc\r\n", "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
+}
+
+void PersistenceSection(std::string* out) {
+  StrAppend(out, "# Persistence\r\n", "loading:0\r\n", "async_loading:0\r\n",
+            "rdb_changes_since_last_save:0\r\n", "rdb_bgsave_in_progress:0\r\n",
+            "rdb_last_bgsave_status:ok\r\n", "aof_enabled:0\r\n",
+            "aof_rewrite_in_progress:0\r\n\r\n");
+}
+
+void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
+  StrAppend(out, "# Stats\r\n", "total_connections_received:", t.connections_received, "\r\n",
+            "total_commands_processed:", t.commands_processed, "\r\n",
+            "instantaneous_ops_per_sec:", uint64_t(t.instantaneous_ops + 0.5), "\r\n",
+            "total_net_input_bytes:", t.net_input_bytes, "\r\n",
+            "total_net_output_bytes:", t.net_output_bytes, "\r\n",
+            "rejected_connections:", t.rejected_connections, "\r\n",
+            "expired_keys:", t.expired_keys, "\r\n", "evicted_keys:", t.evicted_keys, "\r\n",
+            "keyspace_hits:", t.keyspace_hits, "\r\n", "keyspace_misses:", t.keyspace_misses,
+            "\r\n", "lazyfreed_objects:", LazyfreeDone(s), "\r\n", "unexpected_error_replies:0\r\n",
+            "total_error_replies:", t.commands.total_error_replies(), "\r\n\r\n");
+}
+
+void ReplicationSection(std::string* out) {
+  StrAppend(out, "# Replication\r\n", "role:master\r\n", "connected_slaves:0\r\n\r\n");
+}
+
+void CpuSection(std::string* out) {
+  rusage self;
+  getrusage(RUSAGE_SELF, &self);
+  auto secs = [](const timeval& tv) {
+    return absl::StrFormat("%.6f", double(tv.tv_sec) + double(tv.tv_usec) / 1e6);
+  };
+  rusage children;
+  getrusage(RUSAGE_CHILDREN, &children);
+  StrAppend(out, "# CPU\r\n", "used_cpu_sys:", secs(self.ru_stime), "\r\n",
+            "used_cpu_user:", secs(self.ru_utime), "\r\n",
+            "used_cpu_sys_children:", secs(children.ru_stime), "\r\n",
+            "used_cpu_user_children:", secs(children.ru_utime), "\r\n\r\n");
+}
+
+void CommandStatsSection(const Totals& t, const std::vector<std::string>& names, std::string* out) {
+  StrAppend(out, "# Commandstats\r\n");
+  const auto& cmds = t.commands.commands();
+  for (size_t i = 0; i < cmds.size() && i < names.size(); ++i) {
+    const CommandStat& c = cmds[i];
+    if (c.calls == 0 && c.failed == 0 && c.rejected == 0) continue;
+    double usec = double(c.nanos) / 1000.0;
+    StrAppend(out, "cmdstat_", names[i], ":calls=", c.calls, ",usec=", uint64_t(usec),
+              ",usec_per_call=", absl::StrFormat("%.2f", c.calls ? usec / double(c.calls) : 0.0),
+              ",rejected_calls=", c.rejected, ",failed_calls=", c.failed, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+void ErrorStatsSection(const Totals& t, std::string* out) {
+  StrAppend(out, "# Errorstats\r\n");
+  for (const auto& [code, n] : t.commands.errors()) {
+    StrAppend(out, "errorstat_", code, ":count=", n, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+void LatencyStatsSection(const Totals& t, const std::vector<std::string>& names,
+                         const std::vector<double>& percentiles, std::string* out) {
+  StrAppend(out, "# Latencystats\r\n");
+  const auto& cmds = t.commands.commands();
+  for (size_t i = 0; i < cmds.size() && i < names.size(); ++i) {
+    const LatencyHistogram* h = cmds[i].hist.get();
+    if (h == nullptr || h->total() == 0) continue;
+    StrAppend(out, "latency_percentiles_usec_", names[i], ":");
+    for (size_t p = 0; p < percentiles.size(); ++p) {
+      StrAppend(out, p ? "," : "", "p", TrimmedDouble(percentiles[p]), "=",
+                absl::StrFormat("%.3f", double(h->Percentile(percentiles[p])) / 1000.0));
+    }
+    StrAppend(out, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+void KeyspaceSection(const Totals& t, std::string* out) {
+  StrAppend(out, "# Keyspace\r\n");
+  if (t.keys > 0) {
+    StrAppend(out, "db0:keys=", t.keys, ",expires=", t.expires, ",avg_ttl=", t.avg_ttl, "\r\n");
+  }
+  StrAppend(out, "\r\n");
+}
+
+// Redis 7.0's sections in its order; `in_default` ones make up INFO / INFO default.
+struct SectionName {
+  const char* name;
+  bool in_default;
+};
+constexpr SectionName kSections[] = {
+    {"server", true},        {"clients", true},     {"memory", true},        {"persistence", true},
+    {"stats", true},         {"replication", true}, {"cpu", true},           {"modules", true},
+    {"commandstats", false}, {"errorstats", true},  {"latencystats", false}, {"cluster", true},
+    {"keyspace", true},
+};
+
+void Info(CoordCmd& cmd) {
+  std::set<std::string> want;
+  auto add_all = [&](bool everything) {
+    for (const auto& s : kSections) {
+      if (everything || s.in_default) want.insert(s.name);
+    }
+  };
+  if (cmd.args.size() == 1) add_all(false);
+  for (size_t i = 1; i < cmd.args.size(); ++i) {
+    std::string s = ToLower(cmd.args[i]);
+    if (s == "all" || s == "everything") {
+      add_all(true);
+    } else if (s == "default") {
+      add_all(false);
+    } else {
+      want.insert(s);
+    }
+  }
+  std::vector<double> percentiles;
+  {
+    std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+    percentiles = cmd.server.config.latency_tracking_info_percentiles;
+  }
+  DeferredReply out(cmd);
+  const ServerState* server = &cmd.server;
+  const std::vector<std::string>* names = &cmd.table.stat_names();
+  FanOutThreads<ThreadReport>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [](ShardThread& thread, size_t) {
+        Shard& shard = thread.shard();
+        return ThreadReport{thread.stats(),
+                            thread.command_stats(),
+                            shard.stats(),
+                            shard.size(),
+                            shard.MemoryBytes(),
+                            shard.keys_with_ttl(),
+                            shard.SampleAvgTtl(shard.NowMs())};
+      },
+      [out, server, want, names, percentiles](std::vector<ThreadReport>& reports) {
+        Totals t = Sum(reports);
+        std::string text;
+        for (const auto& section : kSections) {
+          std::string_view s = section.name;
+          if (!want.count(section.name)) continue;
+          if (s == "server") ServerSection(*server, &text);
+          if (s == "clients") ClientsSection(*server, t, &text);
+          if (s == "memory") MemorySection(*server, t, &text);
+          if (s == "persistence") PersistenceSection(&text);
+          if (s == "stats") StatsSection(*server, t, &text);
+          if (s == "replication") ReplicationSection(&text);
+          if (s == "cpu") CpuSection(&text);
+          if (s == "modules") StrAppend(&text, "# Modules\r\n\r\n");
+          if (s == "commandstats") CommandStatsSection(t, *names, &text);
+          if (s == "errorstats") ErrorStatsSection(t, &text);
+          if (s == "latencystats") LatencyStatsSection(t, *names, percentiles, &text);
+          if (s == "cluster") StrAppend(&text, "# Cluster\r\ncluster_enabled:0\r\n\r\n");
+          if (s == "keyspace") KeyspaceSection(t, &text);
+        }
+        // Redis ends the last section without the blank line.
+        if (text.size() >= 2) text.resize(text.size() - 2);
+        out.Send([&](ReplyBuilder& rb) { rb.Verbatim(text); });
+      });
+}
+
+}  // namespace
+
+void RegisterInfoCommand(CommandTable& t) {
+  t.Add(CommandSpec{"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Info, {"@dangerous"}});
+}
+
+}  // namespace rc

@@ -1,0 +1,394 @@
+// String commands: GET/SET and friends, counters, ranges, and the multi-key MGET, MSET
+// and MSETNX (which fan out when their keys live on several shards).
+
+#include <cstring>
+#include <optional>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/arg_parser.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/command/multi_shard.h"
+#include "shard/families/string/set_options.h"
+#include "shard/runtime/fanout.h"
+#include "shard/runtime/shard.h"
+#include "shard/server/server_state.h"
+
+namespace rc {
+
+namespace {
+
+// Finds a string key for reading. Returns false (having replied WRONGTYPE) when the key
+// holds another type; *out is nullptr when the key is missing.
+bool FindString(Shard& shard, std::string_view key, ReplyBuilder& reply, Entry** out,
+                bool count_hit = true) {
+  Entry* e = count_hit ? shard.FindForRead(key) : shard.Find(key);
+  if (e != nullptr && e->type() != ValueType::kString) {
+    reply.Error(err::kWrongType);
+    return false;
+  }
+  *out = e;
+  return true;
+}
+
+void Get(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (e == nullptr) return cmd.reply.NullBulk();
+  cmd.reply.Bulk(e->str());
+}
+
+void Set(ShardCmd& cmd) {
+  SetOptions opts;
+  std::string error;
+  if (!ParseSetOptions(cmd.args, 3, "set", cmd.shard.NowMs(), &opts, &error)) {
+    return cmd.reply.Error(error);
+  }
+  Shard& shard = cmd.shard;
+  std::string_view key = cmd.args[1];
+  Entry* old = shard.Find(key);
+  if (opts.get && old != nullptr && old->type() != ValueType::kString) {
+    return cmd.reply.Error(err::kWrongType);
+  }
+  bool blocked = (opts.nx && old != nullptr) || (opts.xx && old == nullptr);
+  if (opts.get) {
+    // Reply with the old value whether or not the condition let the write happen.
+    if (old == nullptr) {
+      cmd.reply.NullBulk();
+    } else {
+      cmd.reply.Bulk(old->str());
+    }
+  }
+  if (blocked) {
+    if (!opts.get) cmd.reply.NullBulk();
+    return;
+  }
+  // The reply above may still point into `old`: it has been copied out already.
+  TtlMode ttl = opts.has_expire ? TtlMode::kSet : opts.keep_ttl ? TtlMode::kKeep : TtlMode::kClear;
+  shard.SetString(key, cmd.args[2], ttl, opts.expire_at_ms);
+  if (!opts.get) cmd.reply.Ok();
+}
+
+void SetNx(ShardCmd& cmd) {
+  if (cmd.shard.Find(cmd.args[1]) != nullptr) return cmd.reply.Integer(0);
+  cmd.shard.SetString(cmd.args[1], cmd.args[2]);
+  cmd.reply.Integer(1);
+}
+
+void GetSet(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (e == nullptr) {
+    cmd.reply.NullBulk();
+  } else {
+    cmd.reply.Bulk(e->str());
+  }
+  cmd.shard.SetString(cmd.args[1], cmd.args[2]);
+}
+
+void GetDel(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (e == nullptr) return cmd.reply.NullBulk();
+  cmd.reply.Bulk(e->str());
+  cmd.shard.Delete(cmd.args[1]);
+}
+
+void Strlen(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->str().size()));
+}
+
+void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  int64_t cur = 0;
+  if (e != nullptr && !ParseInt64(e->str(), &cur)) return cmd.reply.Error(err::kNotInteger);
+  if ((delta < 0 && cur < 0 && delta < INT64_MIN - cur) ||
+      (delta > 0 && cur > 0 && delta > INT64_MAX - cur)) {
+    return cmd.reply.Error(err::kOverflow);
+  }
+  int64_t next = cur + delta;
+  char buf[24];
+  char* end = FormatInt64(next, buf);
+  cmd.shard.SetString(cmd.args[1], std::string_view(buf, end - buf), TtlMode::kKeep);
+  cmd.reply.Integer(next);
+}
+
+void Incr(ShardCmd& cmd) { IncrByGeneric(cmd, 1); }
+void Decr(ShardCmd& cmd) { IncrByGeneric(cmd, -1); }
+
+void IncrBy(ShardCmd& cmd) {
+  int64_t delta;
+  if (!ParseInt64(cmd.args[2], &delta)) return cmd.reply.Error(err::kNotInteger);
+  IncrByGeneric(cmd, delta);
+}
+
+void DecrBy(ShardCmd& cmd) {
+  int64_t delta;
+  if (!ParseInt64(cmd.args[2], &delta)) return cmd.reply.Error(err::kNotInteger);
+  // Redis refuses to negate the one value that has no positive twin.
+  if (delta == INT64_MIN) return cmd.reply.Error("ERR decrement would overflow");
+  IncrByGeneric(cmd, -delta);
+}
+
+void IncrByFloat(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  long double cur = 0, incr;
+  if (e != nullptr && !ParseLongDouble(e->str(), &cur)) return cmd.reply.Error(err::kNotFloat);
+  if (!ParseLongDouble(cmd.args[2], &incr)) return cmd.reply.Error(err::kNotFloat);
+  long double next = cur + incr;
+  if (std::isnan(next) || std::isinf(next)) return cmd.reply.Error(err::kNanOrInf);
+  std::string text = FormatLongDouble(next);
+  cmd.shard.SetString(cmd.args[1], text, TtlMode::kKeep);
+  cmd.reply.Bulk(text);
+}
+
+bool CheckStringLength(const ServerState& server, uint64_t len, ReplyBuilder& reply) {
+  if (len > uint64_t(server.config.proto_max_bulk_len)) {
+    reply.Error(err::kStringTooLong);
+    return false;
+  }
+  return true;
+}
+
+// Makes room for `len` value bytes, growing geometrically so repeated APPENDs cost
+// amortized O(1) per byte, as Redis's sds does.
+Entry* EnsureCapacity(Shard& shard, Entry* e, size_t len) {
+  if (len <= e->StrCapacity()) return e;
+  size_t cap = len < (1 << 20) ? len * 2 : len + (1 << 20);
+  return shard.GrowString(e, cap);
+}
+
+void Append(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  std::string_view tail = cmd.args[2];
+  if (e == nullptr) {
+    cmd.shard.SetString(cmd.args[1], tail);
+    return cmd.reply.Integer(int64_t(tail.size()));
+  }
+  size_t old_len = e->str().size();
+  if (!CheckStringLength(cmd.server, old_len + tail.size(), cmd.reply)) return;
+  e = EnsureCapacity(cmd.shard, e, old_len + tail.size());
+  std::memcpy(e->MutableStr() + old_len, tail.data(), tail.size());
+  e->SetStrLen(old_len + tail.size());
+  cmd.shard.KeyModified(cmd.args[1]);
+  cmd.reply.Integer(int64_t(old_len + tail.size()));
+}
+
+void GetRange(ShardCmd& cmd) {
+  int64_t start, end;
+  if (!ParseInt64(cmd.args[2], &start) || !ParseInt64(cmd.args[3], &end)) {
+    return cmd.reply.Error(err::kNotInteger);
+  }
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (e == nullptr) return cmd.reply.Bulk("");
+  std::string_view s = e->str();
+  int64_t len = int64_t(s.size());
+  if (start < 0 && end < 0 && start > end) return cmd.reply.Bulk("");
+  if (start < 0) start += len;
+  if (end < 0) end += len;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= len) end = len - 1;
+  if (start > end || len == 0) return cmd.reply.Bulk("");
+  cmd.reply.Bulk(s.substr(size_t(start), size_t(end - start + 1)));
+}
+
+void SetRange(ShardCmd& cmd) {
+  int64_t offset;
+  if (!ParseInt64(cmd.args[2], &offset)) return cmd.reply.Error(err::kNotInteger);
+  if (offset < 0) return cmd.reply.Error(err::kOffsetRange);
+  std::string_view value = cmd.args[3];
+  Entry* e;
+  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (e == nullptr) {
+    // An empty write to a missing key creates nothing.
+    if (value.empty()) return cmd.reply.Integer(0);
+    if (!CheckStringLength(cmd.server, uint64_t(offset) + value.size(), cmd.reply)) return;
+    std::string buf(size_t(offset), '\0');
+    buf.append(value);
+    cmd.shard.SetString(cmd.args[1], buf);
+    return cmd.reply.Integer(int64_t(buf.size()));
+  }
+  size_t old_len = e->str().size();
+  if (value.empty()) return cmd.reply.Integer(int64_t(old_len));
+  if (!CheckStringLength(cmd.server, uint64_t(offset) + value.size(), cmd.reply)) return;
+  size_t new_len = std::max(old_len, size_t(offset) + value.size());
+  e = EnsureCapacity(cmd.shard, e, new_len);
+  char* p = e->MutableStr();
+  if (size_t(offset) > old_len) std::memset(p + old_len, 0, size_t(offset) - old_len);
+  std::memcpy(p + offset, value.data(), value.size());
+  e->SetStrLen(new_len);
+  cmd.shard.KeyModified(cmd.args[1]);
+  cmd.reply.Integer(int64_t(new_len));
+}
+
+// ---- multi-key ----
+
+using MaybeString = std::optional<std::string>;
+
+void ReplyMGet(ReplyBuilder& reply, const std::vector<MaybeString>& values) {
+  reply.ArrayLen(values.size());
+  for (const auto& v : values) {
+    if (v) {
+      reply.Bulk(*v);
+    } else {
+      reply.NullBulk();
+    }
+  }
+}
+
+// Non-string values read as nil, as in Redis.
+MaybeString ReadForMGet(Shard& shard, std::string_view key) {
+  Entry* e = shard.FindForRead(key);
+  if (e == nullptr || e->type() != ValueType::kString) return std::nullopt;
+  return std::string(e->str());
+}
+
+void MGet(ShardCmd& cmd) {
+  cmd.reply.ArrayLen(cmd.args.size() - 1);
+  for (size_t i = 1; i < cmd.args.size(); ++i) {
+    Entry* e = cmd.shard.FindForRead(cmd.args[i]);
+    if (e == nullptr || e->type() != ValueType::kString) {
+      cmd.reply.NullBulk();
+    } else {
+      cmd.reply.Bulk(e->str());
+    }
+  }
+}
+
+void MGetCoord(CoordCmd& cmd) {
+  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
+  DeferredReply out(cmd);
+  LockedFanOut<std::vector<MaybeString>>(
+      cmd, LockKeys(groups, 1),
+      [groups](Shard& shard, size_t gi) {
+        std::vector<MaybeString> values;
+        for (const auto& key : groups->args[gi]) values.push_back(ReadForMGet(shard, key));
+        return values;
+      },
+      [groups, out](std::vector<std::vector<MaybeString>>& parts) {
+        std::vector<MaybeString> values(groups->item_count);
+        for (size_t gi = 0; gi < parts.size(); ++gi) {
+          for (size_t k = 0; k < parts[gi].size(); ++k) {
+            values[groups->items[gi][k]] = std::move(parts[gi][k]);
+          }
+        }
+        out.Send([&](ReplyBuilder& rb) { ReplyMGet(rb, values); });
+      });
+}
+
+bool PairsOk(ArgList args, std::string_view name, ReplyBuilder& reply) {
+  if (args.size() % 2 == 1) return true;
+  reply.Error(StrCat("ERR wrong number of arguments for '", name, "' command"));
+  return false;
+}
+
+void MSet(ShardCmd& cmd) {
+  if (!PairsOk(cmd.args, "mset", cmd.reply)) return;
+  for (size_t i = 1; i + 1 < cmd.args.size(); i += 2) {
+    cmd.shard.SetString(cmd.args[i], cmd.args[i + 1]);
+  }
+  cmd.reply.Ok();
+}
+
+void MSetCoord(CoordCmd& cmd) {
+  if (!PairsOk(cmd.args, "mset", cmd.reply)) return;
+  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
+  DeferredReply out(cmd);
+  LockedFanOut<bool>(
+      cmd, LockKeys(groups, 2),
+      [groups](Shard& shard, size_t gi) {
+        const auto& kv = groups->args[gi];
+        for (size_t i = 0; i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
+        return true;
+      },
+      [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
+}
+
+void MSetNx(ShardCmd& cmd) {
+  if (!PairsOk(cmd.args, "msetnx", cmd.reply)) return;
+  for (size_t i = 1; i < cmd.args.size(); i += 2) {
+    if (cmd.shard.Find(cmd.args[i]) != nullptr) return cmd.reply.Integer(0);
+  }
+  for (size_t i = 1; i + 1 < cmd.args.size(); i += 2) {
+    cmd.shard.SetString(cmd.args[i], cmd.args[i + 1]);
+  }
+  cmd.reply.Integer(1);
+}
+
+// Keys on several shards: with every key locked, check every shard, then write (if
+// none existed) and release.
+void MSetNxCoord(CoordCmd& cmd) {
+  if (!PairsOk(cmd.args, "msetnx", cmd.reply)) return;
+  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
+  auto locks = LockKeys(groups, 2);
+  DeferredReply out(cmd);
+  ShardThread* self = &cmd.self;
+  ShardSet* shards = &cmd.shards;
+  AcquireThen(cmd, locks, [groups, locks, out, self, shards] {
+    FanOut<bool>(
+        *self, *shards, groups->shards,
+        [groups](Shard& shard, size_t gi) {
+          const auto& kv = groups->args[gi];
+          for (size_t i = 0; i < kv.size(); i += 2) {
+            if (shard.Find(kv[i]) != nullptr) return true;
+          }
+          return false;
+        },
+        [groups, locks, out, self, shards](std::vector<bool>& exists) {
+          bool write = true;
+          for (bool any : exists) write &= !any;
+          FanOut<bool>(
+              *self, *shards, groups->shards,
+              [groups, locks, write](Shard& shard, size_t gi) {
+                const auto& kv = groups->args[gi];
+                for (size_t i = 0; write && i + 1 < kv.size(); i += 2) {
+                  shard.SetString(kv[i], kv[i + 1]);
+                }
+                ReleaseOn(shard, *locks, gi);
+                return true;
+              },
+              [out, write](std::vector<bool>&) {
+                out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); });
+              });
+        });
+  });
+}
+
+}  // namespace
+
+void RegisterStringCommands(CommandTable& t) {
+  const uint32_t kW = kCmdWrite | kCmdDenyOom;
+  const uint32_t kR = kCmdReadOnly;
+  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last, int step,
+                  ShardHandler on_shard, CoordHandler on_coord = nullptr) {
+    t.Add(CommandSpec{
+        std::move(name), arity, flags, first, last, step, on_shard, on_coord, {"@string"}});
+  };
+  row("get", 2, kR | kCmdFast, 1, 1, 1, Get);
+  row("set", -3, kW, 1, 1, 1, Set);
+  row("setnx", 3, kW | kCmdFast, 1, 1, 1, SetNx);
+  row("getset", 3, kW | kCmdFast, 1, 1, 1, GetSet);
+  row("getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetDel);
+  row("strlen", 2, kR | kCmdFast, 1, 1, 1, Strlen);
+  row("incr", 2, kW | kCmdFast, 1, 1, 1, Incr);
+  row("decr", 2, kW | kCmdFast, 1, 1, 1, Decr);
+  row("incrby", 3, kW | kCmdFast, 1, 1, 1, IncrBy);
+  row("decrby", 3, kW | kCmdFast, 1, 1, 1, DecrBy);
+  row("incrbyfloat", 3, kW | kCmdFast, 1, 1, 1, IncrByFloat);
+  row("append", 3, kW | kCmdFast, 1, 1, 1, Append);
+  row("getrange", 4, kR, 1, 1, 1, GetRange);
+  row("setrange", 4, kW, 1, 1, 1, SetRange);
+  row("mget", -2, kR | kCmdFast, 1, -1, 1, MGet, MGetCoord);
+  row("mset", -3, kW, 1, -1, 2, MSet, MSetCoord);
+  row("msetnx", -3, kW, 1, -1, 2, MSetNx, MSetNxCoord);
+}
+
+}  // namespace rc

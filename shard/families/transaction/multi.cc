@@ -1,0 +1,72 @@
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing happens in the dispatcher
+// (Dispatcher::Dispatch); EXEC's cross-shard execution is shard/transaction.cc.
+
+#include "shard/command/client_state.h"
+#include "shard/command/command.h"
+#include "shard/command/transaction.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/runtime/watch.h"
+
+namespace rc {
+
+namespace {
+
+void Multi(CoordCmd& cmd) {
+  if (cmd.client.multi) return cmd.reply.Error("ERR MULTI calls can not be nested");
+  cmd.client.multi = std::make_unique<MultiState>();
+  cmd.reply.Ok();
+}
+
+void Exec(CoordCmd& cmd) {
+  if (!cmd.client.multi) return cmd.reply.Error("ERR EXEC without MULTI");
+  if (cmd.client.multi->aborted) {
+    cmd.client.multi.reset();
+    UnwatchAll(cmd.self, cmd.shards, cmd.client);
+    return cmd.reply.Error("EXECABORT Transaction discarded because of previous errors.");
+  }
+  ExecTransaction(cmd);
+}
+
+void Discard(CoordCmd& cmd) {
+  if (!cmd.client.multi) return cmd.reply.Error("ERR DISCARD without MULTI");
+  cmd.client.multi.reset();
+  UnwatchAll(cmd.self, cmd.shards, cmd.client);
+  cmd.reply.Ok();
+}
+
+void Watch(CoordCmd& cmd) {
+  if (cmd.client.multi) return cmd.reply.Error("ERR WATCH inside MULTI is not allowed");
+  std::vector<std::string_view> keys(cmd.args.begin() + 1, cmd.args.end());
+  WatchKeys(cmd.self, cmd.shards, cmd.client, keys);
+  cmd.reply.Ok();
+}
+
+void Unwatch(CoordCmd& cmd) {
+  UnwatchAll(cmd.self, cmd.shards, cmd.client);
+  cmd.reply.Ok();
+}
+
+}  // namespace
+
+void RegisterTransactionCommands(CommandTable& t) {
+  constexpr uint32_t kBase = kCmdNoScript | kCmdLoading | kCmdStale;
+  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last,
+                  CoordHandler on_coord) {
+    t.Add(CommandSpec{std::move(name),
+                      arity,
+                      flags,
+                      first,
+                      last,
+                      first > 0 ? 1 : 0,
+                      nullptr,
+                      on_coord,
+                      {"@transaction"}});
+  };
+  row("multi", 1, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 0, 0, Multi);
+  row("exec", 1, kBase | kCmdSkipSlowlog | kCmdNotQueued | kCmdWaitsForLocks, 0, 0, Exec);
+  row("discard", 1, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 0, 0, Discard);
+  row("watch", -2, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 1, -1, Watch);
+  row("unwatch", 1, kBase | kCmdFast | kCmdAllowBusy, 0, 0, Unwatch);
+}
+
+}  // namespace rc

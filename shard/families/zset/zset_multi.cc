@@ -1,0 +1,225 @@
+// Sorted-set commands over several keys, which may live on different shards:
+// ZRANGESTORE, ZUNIONSTORE, ZINTERSTORE, ZDIFFSTORE, ZUNION, ZINTER, ZDIFF, ZINTERCARD.
+//
+// They run on the connection's thread (ZRANGESTORE with both keys on one shard runs there
+// inline) and are atomic across shards like MSETNX and RENAME (multi_shard.h):
+//
+//   lock every key, shard by shard ─▶ step 1 on each shard: copy the sources out
+//   (a non-STORE command releases here) ─▶ combine on the connection's thread
+//   ─▶ step 2 on each shard: the destination's shard stores the result; all release
+//   ─▶ reply
+//
+// Copies are taken because a shard's data never leaves its thread (STYLE.md). The set
+// arithmetic itself is in zset_setops.cc.
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/command/multi_shard.h"
+#include "shard/families/zset/zset_args.h"
+#include "shard/families/zset/zset_setops.h"
+#include "shard/runtime/fanout.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+// What to keep of a source set (runs on the source's shard; must be thread-safe).
+using Extract = std::function<ScoredMembers(const ZSet&)>;
+
+using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
+
+// Locks `keys` (keys[0] is the destination when `store`), reads the sources through
+// `extract`, combines them on this thread, stores the result under keys[0] when `store`
+// (an empty result deletes it) and replies: the count stored, or the members.
+void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, bool store,
+                      Extract extract, Combine combine) {
+  auto groups = std::make_shared<const KeyGroups>(
+      GroupKeys(cmd.shards, ArgList(keys.data(), keys.size()), 0, 1));
+  auto locks = LockKeys(groups, 1);
+  auto ex = std::make_shared<const Extract>(std::move(extract));
+  auto comb = std::make_shared<const Combine>(std::move(combine));
+  const size_t first_source = store ? 1 : 0;
+  DeferredReply out(cmd);
+  ShardThread* self = &cmd.self;
+  ShardSet* shards = &cmd.shards;
+  AcquireThen(cmd, locks, [=] {
+    FanOut<std::vector<SourceRead>>(
+        *self, *shards, groups->shards,
+        [=](Shard& shard, size_t gi) {
+          const auto& items = groups->items[gi];
+          std::vector<SourceRead> reads(items.size());
+          for (size_t k = 0; k < items.size(); ++k) {
+            if (items[k] < first_source) continue;
+            Entry* e = shard.FindForRead(groups->args[gi][k]);
+            if (e == nullptr) continue;
+            if (e->type() != ValueType::kZSet) {
+              reads[k].wrongtype = true;
+              continue;
+            }
+            reads[k].exists = true;
+            reads[k].members = (*ex)(*e->zset());
+          }
+          if (!store) ReleaseOn(shard, *locks, gi);
+          return reads;
+        },
+        [=](std::vector<std::vector<SourceRead>>& parts) {
+          std::vector<SourceRead> sources(groups->item_count - first_source);
+          for (size_t gi = 0; gi < parts.size(); ++gi) {
+            for (size_t k = 0; k < parts[gi].size(); ++k) {
+              size_t item = groups->items[gi][k];
+              if (item >= first_source) sources[item - first_source] = std::move(parts[gi][k]);
+            }
+          }
+          auto outcome = std::make_shared<const Outcome>((*comb)(sources));
+          if (!store) {
+            return out.Send([&](ReplyBuilder& rb) {
+              if (!outcome->error.empty()) return rb.Error(outcome->error);
+              if (outcome->cardinality >= 0) return rb.Integer(outcome->cardinality);
+              ScoredLen(rb, outcome->members.size(), outcome->withscores);
+              for (const auto& [m, s] : outcome->members) {
+                ReplyScored(rb, m, s, outcome->withscores);
+              }
+            });
+          }
+          FanOut<bool>(
+              *self, *shards, groups->shards,
+              [=](Shard& shard, size_t gi) {
+                // Items are in argument order within a group: item 0 leads its group.
+                if (outcome->error.empty() && groups->items[gi][0] == 0) {
+                  shard.StoreZSet(
+                      groups->args[gi][0],
+                      BuildZSet(outcome->members, outcome->incremental, outcome->known_length));
+                }
+                ReleaseOn(shard, *locks, gi);
+                return true;
+              },
+              [out, outcome](std::vector<bool>&) {
+                out.Send([&](ReplyBuilder& rb) {
+                  if (!outcome->error.empty()) return rb.Error(outcome->error);
+                  rb.Integer(int64_t(outcome->members.size()));
+                });
+              });
+        });
+  });
+}
+
+// ---- ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count] ----
+
+// Redis sizes ZRANGESTORE's result up front only for a rank range.
+int64_t KnownLength(const RangeQuery& q, const ScoredMembers& members) {
+  return q.type == RangeQuery::Type::kRank ? int64_t(members.size()) : -1;
+}
+
+void ZRangeStore(ShardCmd& cmd) {
+  RangeQuery q;
+  std::string error;
+  if (!ParseRangeQuery(cmd.args, 2, true, &q, &error)) return cmd.reply.Error(error);
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[2], cmd.reply, &e, true)) return;
+  ScoredMembers members;
+  if (e != nullptr) members = CopyRange(*e->zset(), PlanRange(*e->zset(), q));
+  cmd.shard.StoreZSet(cmd.args[1], BuildZSet(members, true, KnownLength(q, members)));
+  cmd.reply.Integer(int64_t(members.size()));
+}
+
+// The two keys are on different shards.
+void ZRangeStoreCoord(CoordCmd& cmd) {
+  // The query keeps views into `owned`, which lives as long as the extract function.
+  auto owned = std::make_shared<const std::vector<std::string>>(cmd.args.begin(), cmd.args.end());
+  std::vector<std::string_view> views(owned->begin(), owned->end());
+  auto q = std::make_shared<RangeQuery>();
+  std::string error;
+  if (!ParseRangeQuery(ArgList(views.data(), views.size()), 2, true, q.get(), &error)) {
+    return cmd.reply.Error(error);
+  }
+  std::shared_ptr<const RangeQuery> query = std::move(q);
+  ReadCombineStore(
+      cmd, {views[1], views[2]}, true,
+      [owned, query](const ZSet& z) { return CopyRange(z, PlanRange(z, *query)); },
+      [query](std::vector<SourceRead>& src) {
+        Outcome o;
+        if (src[0].wrongtype) {
+          o.error = std::string(err::kWrongType);
+        } else {
+          o.members = std::move(src[0].members);
+          o.incremental = true;
+          o.known_length = KnownLength(*query, o.members);
+        }
+        return o;
+      });
+}
+
+// ---- ZUNION / ZINTER / ZDIFF and their STORE forms ----
+void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_only = false) {
+  const size_t numkeys_idx = store ? 2 : 1;
+  int64_t setnum;
+  if (!ParseInt64(cmd.args[numkeys_idx], &setnum)) return cmd.reply.Error(err::kNotInteger);
+  if (setnum < 1) {
+    return cmd.reply.Error(
+        StrCat("ERR at least 1 input key is needed for '", ToLower(cmd.args[0]), "' command"));
+  }
+  if (setnum > int64_t(cmd.args.size() - (numkeys_idx + 1))) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  auto op = std::make_shared<SetOp>();
+  op->kind = kind;
+  op->cardinality_only = cardinality_only;
+  ParseSetOpOptions(cmd.args, numkeys_idx + 1 + size_t(setnum), size_t(setnum), store, op.get());
+  std::vector<std::string_view> keys;
+  if (store) keys.push_back(cmd.args[1]);
+  for (int64_t i = 0; i < setnum; ++i) keys.push_back(cmd.args[numkeys_idx + 1 + size_t(i)]);
+  std::shared_ptr<const SetOp> shared_op = std::move(op);
+  ReadCombineStore(
+      cmd, keys, store,
+      [](const ZSet& z) {
+        return CopyRange(z, RankWalk{0, z.size(), false});
+      },
+      [shared_op](std::vector<SourceRead>& src) { return RunSetOp(*shared_op, src); });
+}
+
+void ZUnionStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kUnion, true); }
+void ZInterStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, true); }
+void ZDiffStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, true); }
+void ZUnion(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kUnion, false); }
+void ZInter(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false); }
+void ZDiff(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, false); }
+void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false, true); }
+
+}  // namespace
+
+void RegisterZSetMultiCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last,
+                  ShardHandler on_shard, CoordHandler on_coord) -> CommandSpec& {
+    return t.Add(CommandSpec{std::move(name),
+                             arity,
+                             flags,
+                             first,
+                             last,
+                             first > 0 ? 1 : 0,
+                             on_shard,
+                             on_coord,
+                             {"@sortedset"}});
+  };
+  const uint32_t kW = kCmdWrite | kCmdDenyOom;
+  row("zrangestore", -5, kW, 1, 2, ZRangeStore, ZRangeStoreCoord);
+  // The sources follow numkeys: COMMAND shows Redis's legacy triple (the STORE forms'
+  // destination only) and movablekeys, and the coordinator routes every key itself.
+  row("zunionstore", -4, kW, 1, 1, nullptr, ZUnionStore).numkeys_index = 2;
+  row("zinterstore", -4, kW, 1, 1, nullptr, ZInterStore).numkeys_index = 2;
+  row("zdiffstore", -4, kW, 1, 1, nullptr, ZDiffStore).numkeys_index = 2;
+  row("zunion", -3, kCmdReadOnly, 0, 0, nullptr, ZUnion).numkeys_index = 1;
+  row("zinter", -3, kCmdReadOnly, 0, 0, nullptr, ZInter).numkeys_index = 1;
+  row("zdiff", -3, kCmdReadOnly, 0, 0, nullptr, ZDiff).numkeys_index = 1;
+  row("zintercard", -3, kCmdReadOnly, 0, 0, nullptr, ZInterCard).numkeys_index = 1;
+}
+
+}  // namespace rc

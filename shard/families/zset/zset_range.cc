@@ -1,0 +1,55 @@
+// ZRANGE and its older spellings: ZREVRANGE, ZRANGEBYSCORE, ZREVRANGEBYSCORE, ZRANGEBYLEX,
+// ZREVRANGEBYLEX. All go through Redis 7.0's zrangeGenericCommand grammar
+// (ParseRangeQuery): the fixed spellings refuse REV / BYSCORE / BYLEX as syntax errors.
+// ZRANGESTORE, which may span two shards, is in zset_multi.cc.
+
+#include <string>
+
+#include "shard/families/zset/zset_args.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+using Type = RangeQuery::Type;
+
+void ZRangeGeneric(ShardCmd& cmd, Type type, bool rev, bool fixed_dir) {
+  RangeQuery q;
+  q.type = type;
+  q.rev = rev;
+  q.rev_fixed = fixed_dir;
+  std::string error;
+  if (!ParseRangeQuery(cmd.args, 1, false, &q, &error)) return cmd.reply.Error(error);
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr) return cmd.reply.ArrayLen(0);
+  const ZSet& z = *e->zset();
+  RankWalk w = PlanRange(z, q);
+  ScoredLen(cmd.reply, w.count, q.withscores);
+  Walk(z, w, [&](std::string_view m, double s) { ReplyScored(cmd.reply, m, s, q.withscores); });
+}
+
+void ZRange(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kAuto, false, false); }
+void ZRevRange(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kRank, true, true); }
+void ZRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kScore, false, true); }
+void ZRevRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kScore, true, true); }
+void ZRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kLex, false, true); }
+void ZRevRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kLex, true, true); }
+
+}  // namespace
+
+void RegisterZSetRangeCommands(CommandTable& t) {
+  auto row = [&t](std::string name, ShardHandler on_shard) {
+    t.Add(
+        CommandSpec{std::move(name), -4, kCmdReadOnly, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
+  };
+  row("zrange", ZRange);
+  row("zrevrange", ZRevRange);
+  row("zrangebyscore", ZRangeByScore);
+  row("zrevrangebyscore", ZRevRangeByScore);
+  row("zrangebylex", ZRangeByLex);
+  row("zrevrangebylex", ZRevRangeByLex);
+}
+
+}  // namespace rc

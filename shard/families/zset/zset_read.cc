@@ -1,0 +1,235 @@
+// Sorted-set reads on one key: ZSCORE, ZMSCORE, ZCARD, ZCOUNT, ZLEXCOUNT, ZRANK, ZREVRANK,
+// ZRANDMEMBER and ZSCAN. Argument errors come before the key lookup where Redis 7.0 puts
+// them there (ranges, ZRANDMEMBER's count), after it where Redis does (ZSCAN's options).
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/random/distributions.h"
+#include "core/glob.h"
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/errors.h"
+#include "shard/families/zset/zset_args.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+void ZScore(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  std::optional<double> s;
+  if (e != nullptr) s = e->zset()->Score(cmd.args[2]);
+  if (!s) return cmd.reply.NullBulk();
+  ReplyScore(cmd.reply, *s);
+}
+
+void ZMScore(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  cmd.reply.ArrayLen(cmd.args.size() - 2);
+  for (size_t i = 2; i < cmd.args.size(); ++i) {
+    std::optional<double> s;
+    if (e != nullptr) s = e->zset()->Score(cmd.args[i]);
+    if (s) {
+      ReplyScore(cmd.reply, *s);
+    } else {
+      cmd.reply.NullBulk();
+    }
+  }
+}
+
+void ZCard(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->zset()->size()));
+}
+
+void ZCount(ShardCmd& cmd) {
+  ScoreBound lo, hi;
+  if (!ParseScoreBound(cmd.args[2], &lo) || !ParseScoreBound(cmd.args[3], &hi)) {
+    return cmd.reply.Error(zerr::kScoreRange);
+  }
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr) return cmd.reply.Integer(0);
+  size_t b = e->zset()->ScoreRank(lo), en = e->zset()->ScoreRankEnd(hi);
+  cmd.reply.Integer(en > b ? int64_t(en - b) : 0);
+}
+
+void ZLexCount(ShardCmd& cmd) {
+  LexBound lo, hi;
+  if (!ParseLexBound(cmd.args[2], &lo) || !ParseLexBound(cmd.args[3], &hi)) {
+    return cmd.reply.Error(zerr::kLexRange);
+  }
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr) return cmd.reply.Integer(0);
+  size_t b = e->zset()->LexRank(lo), en = e->zset()->LexRankEnd(hi);
+  cmd.reply.Integer(en > b ? int64_t(en - b) : 0);
+}
+
+// ZRANK / ZREVRANK key member (Redis 7.0: no WITHSCORE).
+template <bool kRev>
+void ZRank(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr) return cmd.reply.NullBulk();
+  std::optional<size_t> r = e->zset()->Rank(cmd.args[2]);
+  if (!r) return cmd.reply.NullBulk();
+  cmd.reply.Integer(int64_t(kRev ? e->zset()->size() - 1 - *r : *r));
+}
+
+void ReplyMember(ReplyBuilder& reply, const ZSet& z, size_t rank, bool withscores) {
+  ZSet::Iterator it = z.AtRank(rank);
+  ReplyScored(reply, it.member(), it.score(), withscores);
+}
+
+// ZRANDMEMBER key [count [WITHSCORES]]: a negative count may repeat members; a positive
+// one returns distinct members, the whole set (descending) when count >= size.
+void ZRandMember(ShardCmd& cmd) {
+  const size_t argc = cmd.args.size();
+  if (argc == 2) {
+    Entry* e;
+    if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+    if (e == nullptr) return cmd.reply.NullBulk();
+    const ZSet& z = *e->zset();
+    return ReplyMember(cmd.reply, z, absl::Uniform<size_t>(cmd.shard.rng(), 0, z.size()), false);
+  }
+  int64_t l;
+  if (!ParseInt64(cmd.args[2], &l)) return cmd.reply.Error(err::kNotInteger);
+  if (l == INT64_MIN) {
+    return cmd.reply.Error(
+        "ERR value is out of range, value must between -9223372036854775807 and "
+        "9223372036854775807");
+  }
+  if (argc > 4 || (argc == 4 && !EqualsIgnoreCase(cmd.args[3], "withscores"))) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  const bool withscores = argc == 4;
+  if (withscores && (l < -(INT64_MAX / 2) || l > INT64_MAX / 2)) {
+    return cmd.reply.Error("ERR value is out of range");
+  }
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr || l == 0) return cmd.reply.ArrayLen(0);
+  const ZSet& z = *e->zset();
+  const size_t size = z.size();
+  const bool uniq = l > 0;
+  const uint64_t count = uniq ? uint64_t(l) : uint64_t(-l);
+  auto& rng = cmd.shard.rng();
+  if (!uniq || count == 1) {
+    ScoredLen(cmd.reply, count, withscores);
+    for (uint64_t i = 0; i < count; ++i) {
+      ReplyMember(cmd.reply, z, absl::Uniform<size_t>(rng, 0, size), withscores);
+    }
+    return;
+  }
+  if (count >= size) {
+    // The whole set, highest rank first, as Redis 7.0 sends it.
+    ScoredLen(cmd.reply, size, withscores);
+    Walk(z, RankWalk{size - 1, size, true},
+         [&](std::string_view m, double s) { ReplyScored(cmd.reply, m, s, withscores); });
+    return;
+  }
+  // Distinct ranks. Near the set's size, a partial Fisher-Yates shuffle over every rank;
+  // else random draws deduplicated, so a few members of a huge set cost O(count).
+  std::vector<size_t> ranks;
+  if (count * 3 > size) {
+    ranks.resize(size);
+    for (size_t i = 0; i < size; ++i) ranks[i] = i;
+    for (size_t i = 0; i < count; ++i) {
+      std::swap(ranks[i], ranks[absl::Uniform<size_t>(rng, i, size)]);
+    }
+    ranks.resize(count);
+  } else {
+    absl::flat_hash_set<size_t> picked;
+    while (ranks.size() < count) {
+      size_t r = absl::Uniform<size_t>(rng, 0, size);
+      if (picked.insert(r).second) ranks.push_back(r);
+    }
+  }
+  ScoredLen(cmd.reply, count, withscores);
+  for (size_t i = 0; i < count; ++i) ReplyMember(cmd.reply, z, ranks[i], withscores);
+}
+
+// ZSCAN key cursor [MATCH pattern] [COUNT count]
+void ZScan(ShardCmd& cmd) {
+  uint64_t cursor;
+  if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (e == nullptr) {
+    cmd.reply.ArrayLen(2);
+    cmd.reply.Bulk("0");
+    return cmd.reply.ArrayLen(0);
+  }
+  int64_t count = 10;
+  std::string_view pattern;
+  bool use_pattern = false;
+  for (size_t i = 3; i < cmd.args.size();) {
+    size_t left = cmd.args.size() - i;
+    std::string_view opt = cmd.args[i];
+    if (EqualsIgnoreCase(opt, "count") && left >= 2) {
+      if (!ParseInt64(cmd.args[i + 1], &count)) return cmd.reply.Error(err::kNotInteger);
+      if (count < 1) return cmd.reply.Error(err::kSyntax);
+      i += 2;
+    } else if (EqualsIgnoreCase(opt, "match") && left >= 2) {
+      pattern = cmd.args[i + 1];
+      use_pattern = pattern != "*";
+      i += 2;
+    } else {
+      return cmd.reply.Error(err::kSyntax);
+    }
+  }
+  const ZSet& z = *e->zset();
+  std::vector<std::pair<std::string, std::string>> found;
+  uint64_t next = 0;
+  auto visit = [&](std::string_view m, std::string score) {
+    if (use_pattern && !GlobMatch(pattern, m)) return;
+    found.emplace_back(std::string(m), std::move(score));
+  };
+  // Redis returns a listpack whole, in order, with cursor 0.
+  if (z.compact()) {
+    Walk(z, RankWalk{0, z.size(), false},
+         [&](std::string_view m, double s) { visit(m, ListpackScore(s)); });
+  } else {
+    next = z.Scan(cursor, size_t(count),
+                  [&](std::string_view m, double s) { visit(m, FormatDouble(s)); });
+  }
+  cmd.reply.ArrayLen(2);
+  char buf[24];
+  int n = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(next));
+  cmd.reply.Bulk(std::string_view(buf, size_t(n)));
+  cmd.reply.ArrayLen(found.size() * 2);
+  for (const auto& [m, s] : found) {
+    cmd.reply.Bulk(m);
+    cmd.reply.Bulk(s);
+  }
+}
+
+}  // namespace
+
+void RegisterZSetReadCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard) {
+    t.Add(CommandSpec{std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
+  };
+  const uint32_t kR = kCmdReadOnly;
+  row("zscore", 3, kR | kCmdFast, ZScore);
+  row("zmscore", -3, kR | kCmdFast, ZMScore);
+  row("zcard", 2, kR | kCmdFast, ZCard);
+  row("zcount", 4, kR | kCmdFast, ZCount);
+  row("zlexcount", 4, kR | kCmdFast, ZLexCount);
+  row("zrank", 3, kR | kCmdFast, ZRank<false>);
+  row("zrevrank", 3, kR | kCmdFast, ZRank<true>);
+  row("zrandmember", -2, kR, ZRandMember);
+  row("zscan", -3, kR, ZScan);
+}
+
+}  // namespace rc

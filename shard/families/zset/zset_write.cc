@@ -1,0 +1,239 @@
+// Sorted-set writes on one key: ZADD (NX XX GT LT CH INCR), ZINCRBY, ZREM,
+// ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN, ZPOPMAX. Each validates every argument before it
+// changes anything (Redis zaddGenericCommand), and reports the change to the shard
+// (ZSetChanged), which accounts the memory and deletes a set left empty.
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "core/numbers.h"
+#include "core/strings.h"
+#include "shard/command/errors.h"
+#include "shard/families/zset/zset_args.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+struct ZAddFlags {
+  bool nx = false, xx = false, gt = false, lt = false, ch = false, incr = false;
+};
+
+// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member [score member ...], and ZINCRBY key
+// increment member (ZADD INCR with the options loop starting at the increment, as Redis).
+void ZAddGeneric(ShardCmd& cmd, bool incr) {
+  ZAddFlags f;
+  f.incr = incr;
+  size_t idx = 2;
+  for (; idx < cmd.args.size(); ++idx) {
+    std::string_view o = cmd.args[idx];
+    if (EqualsIgnoreCase(o, "nx")) {
+      f.nx = true;
+    } else if (EqualsIgnoreCase(o, "xx")) {
+      f.xx = true;
+    } else if (EqualsIgnoreCase(o, "ch")) {
+      f.ch = true;
+    } else if (EqualsIgnoreCase(o, "incr")) {
+      f.incr = true;
+    } else if (EqualsIgnoreCase(o, "gt")) {
+      f.gt = true;
+    } else if (EqualsIgnoreCase(o, "lt")) {
+      f.lt = true;
+    } else {
+      break;
+    }
+  }
+  size_t elements = cmd.args.size() - idx;
+  if (elements == 0 || elements % 2 != 0) return cmd.reply.Error(err::kSyntax);
+  elements /= 2;
+  if (f.nx && f.xx) {
+    return cmd.reply.Error("ERR XX and NX options at the same time are not compatible");
+  }
+  if ((f.gt && f.nx) || (f.lt && f.nx) || (f.gt && f.lt)) {
+    return cmd.reply.Error("ERR GT, LT, and/or NX options at the same time are not compatible");
+  }
+  if (f.incr && elements > 1) {
+    return cmd.reply.Error("ERR INCR option supports a single increment-element pair");
+  }
+  std::vector<double> scores(elements);
+  for (size_t j = 0; j < elements; ++j) {
+    if (!ParseDouble(cmd.args[idx + 2 * j], &scores[j])) return cmd.reply.Error(err::kNotFloat);
+  }
+  Shard& shard = cmd.shard;
+  Entry* e;
+  if (!FindZSet(shard, cmd.args[1], cmd.reply, &e, false)) return;
+  int64_t added = 0, updated = 0, processed = 0;
+  double newscore = 0;
+  if (e == nullptr && !f.xx) e = shard.AddZSet(cmd.args[1]);
+  if (e != nullptr) {
+    ZSet* z = e->zset();
+    const size_t before = z->MemoryBytes();
+    bool nan = false;
+    for (size_t j = 0; j < elements && !nan; ++j) {
+      double score = scores[j];
+      std::string_view member = cmd.args[idx + 2 * j + 1];
+      std::optional<double> cur = z->Score(member);
+      if (cur) {
+        if (f.nx) continue;
+        if (f.incr) {
+          score += *cur;
+          if (std::isnan(score)) {
+            nan = true;
+            break;
+          }
+        }
+        if ((f.lt && score >= *cur) || (f.gt && score <= *cur)) continue;
+        newscore = score;
+        if (score != *cur) {
+          z->Add(member, ScoreToStore(*z, member, score));
+          ++updated;
+        }
+        ++processed;
+      } else if (!f.xx) {
+        z->Add(member, ScoreToStore(*z, member, score));
+        newscore = score;
+        ++added;
+        ++processed;
+      }
+    }
+    // Like Redis, a ZADD that changed nothing is no write (WATCH does not fire).
+    if (added + updated > 0 || z->size() == 0) shard.ZSetChanged(e, before);
+    if (nan) return cmd.reply.Error(zerr::kNanScore);
+  }
+  if (f.incr) {
+    if (processed > 0) return ReplyScore(cmd.reply, newscore);
+    return cmd.reply.NullBulk();
+  }
+  cmd.reply.Integer(f.ch ? added + updated : added);
+}
+
+void ZAdd(ShardCmd& cmd) { ZAddGeneric(cmd, false); }
+void ZIncrBy(ShardCmd& cmd) { ZAddGeneric(cmd, true); }
+
+void ZRem(ShardCmd& cmd) {
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (e == nullptr) return cmd.reply.Integer(0);
+  ZSet* z = e->zset();
+  const size_t before = z->MemoryBytes();
+  int64_t removed = 0;
+  for (size_t i = 2; i < cmd.args.size(); ++i) removed += z->Remove(cmd.args[i]) ? 1 : 0;
+  if (removed > 0) cmd.shard.ZSetChanged(e, before);
+  cmd.reply.Integer(removed);
+}
+
+// Removes the members of a rank walk (copied first: removal invalidates iterators).
+int64_t RemoveWalk(Shard& shard, Entry* e, const RankWalk& w) {
+  ZSet* z = e->zset();
+  std::vector<std::string> doomed;
+  doomed.reserve(w.count);
+  Walk(*z, w, [&](std::string_view m, double) { doomed.emplace_back(m); });
+  const size_t before = z->MemoryBytes();
+  for (const auto& m : doomed) z->Remove(m);
+  shard.ZSetChanged(e, before);
+  return int64_t(doomed.size());
+}
+
+enum class RemBy { kRank, kScore, kLex };
+
+template <RemBy kBy>
+void ZRemRange(ShardCmd& cmd) {
+  int64_t start = 0, end = 0;
+  ScoreBound smin, smax;
+  LexBound lmin, lmax;
+  if constexpr (kBy == RemBy::kRank) {
+    if (!ParseInt64(cmd.args[2], &start) || !ParseInt64(cmd.args[3], &end)) {
+      return cmd.reply.Error(err::kNotInteger);
+    }
+  } else if constexpr (kBy == RemBy::kScore) {
+    if (!ParseScoreBound(cmd.args[2], &smin) || !ParseScoreBound(cmd.args[3], &smax)) {
+      return cmd.reply.Error(zerr::kScoreRange);
+    }
+  } else {
+    if (!ParseLexBound(cmd.args[2], &lmin) || !ParseLexBound(cmd.args[3], &lmax)) {
+      return cmd.reply.Error(zerr::kLexRange);
+    }
+  }
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (e == nullptr) return cmd.reply.Integer(0);
+  const ZSet& z = *e->zset();
+  RankWalk w;
+  if constexpr (kBy == RemBy::kRank) {
+    size_t first, last;
+    if (!ClampRanks(start, end, z.size(), &first, &last)) return cmd.reply.Integer(0);
+    w.first = first;
+    w.count = last - first + 1;
+  } else {
+    size_t b = kBy == RemBy::kScore ? z.ScoreRank(smin) : z.LexRank(lmin);
+    size_t en = kBy == RemBy::kScore ? z.ScoreRankEnd(smax) : z.LexRankEnd(lmax);
+    if (en <= b) return cmd.reply.Integer(0);
+    w.first = b;
+    w.count = en - b;
+  }
+  cmd.reply.Integer(RemoveWalk(cmd.shard, e, w));
+}
+
+// ZPOPMIN / ZPOPMAX key [count]: a flat [member, score, ...] array in RESP2.
+template <bool kMax>
+void ZPop(ShardCmd& cmd) {
+  if (cmd.args.size() > 3) return cmd.reply.Error(err::kSyntax);
+  int64_t count = 1;
+  if (cmd.args.size() == 3 && (!ParseInt64(cmd.args[2], &count) || count < 0)) {
+    return cmd.reply.Error(zerr::kPositive);
+  }
+  Entry* e;
+  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (e == nullptr || count == 0) return cmd.reply.ArrayLen(0);
+  ZSet* z = e->zset();
+  size_t n = std::min(size_t(count), z->size());
+  // RESP3 pairs member and score when a count was given, as Redis 7.0 does.
+  const bool pairs = cmd.args.size() == 3;
+  if (pairs) {
+    ScoredLen(cmd.reply, n, true);
+  } else {
+    cmd.reply.ArrayLen(2 * n);
+  }
+  const size_t before = z->MemoryBytes();
+  for (size_t i = 0; i < n; ++i) {
+    ZSet::Iterator it = z->AtRank(kMax ? z->size() - 1 : 0);
+    std::string member(it.member());
+    double score = it.score();
+    if (pairs) {
+      ReplyScored(cmd.reply, member, score, true);
+    } else {
+      cmd.reply.Bulk(member);
+      ReplyScore(cmd.reply, score);
+    }
+    z->Remove(member);
+  }
+  cmd.shard.ZSetChanged(e, before);
+}
+
+}  // namespace
+
+void RegisterZSetReadCommands(CommandTable& t);
+void RegisterZSetRangeCommands(CommandTable& t);
+void RegisterZSetMultiCommands(CommandTable& t);
+
+void RegisterZSetCommands(CommandTable& t) {
+  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard) {
+    t.Add(CommandSpec{std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
+  };
+  const uint32_t kW = kCmdWrite;
+  row("zadd", -4, kW | kCmdDenyOom | kCmdFast, ZAdd);
+  row("zincrby", 4, kW | kCmdDenyOom | kCmdFast, ZIncrBy);
+  row("zrem", -3, kW | kCmdFast, ZRem);
+  row("zremrangebyrank", 4, kW, ZRemRange<RemBy::kRank>);
+  row("zremrangebyscore", 4, kW, ZRemRange<RemBy::kScore>);
+  row("zremrangebylex", 4, kW, ZRemRange<RemBy::kLex>);
+  row("zpopmin", -2, kW | kCmdFast, ZPop<false>);
+  row("zpopmax", -2, kW | kCmdFast, ZPop<true>);
+  RegisterZSetReadCommands(t);
+  RegisterZSetRangeCommands(t);
+  RegisterZSetMultiCommands(t);
+}
+
+}  // namespace rc

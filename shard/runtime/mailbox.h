@@ -1,0 +1,74 @@
+#pragma once
+// Cross-thread messages between worker threads. A message is a task that runs on the
+// destination thread. A sender batches tasks per destination during its loop turn
+// (Outbox) and hands each batch over with one lock at the end of the turn (Inbox). A
+// destination that is asleep in its ring is woken through the Waker, which the network
+// layer implements with IORING_OP_MSG_RING.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+#include "absl/functional/any_invocable.h"
+
+namespace rc {
+
+using Task = absl::AnyInvocable<void() &&>;
+
+class Waker {
+ public:
+  virtual ~Waker() = default;
+  // Called on the sending thread: makes thread `dest` leave its wait soon.
+  virtual void Wake(uint32_t dest) = 0;
+};
+
+// Many producers, one consumer: the owning thread.
+class Inbox {
+ public:
+  // Any thread. Appends the batch (leaving it empty) and returns true when the owner had
+  // announced it was going to sleep, i.e. the caller must wake it.
+  bool PushBatch(std::vector<Task>* batch);
+  // Owner thread: takes everything queued so far.
+  void Drain(std::vector<Task>* out);
+  // Owner thread, before blocking: returns false when work is already waiting, in which
+  // case the owner must not block. A producer that pushes after this returned true sees
+  // the announcement and wakes the owner (both sides use sequentially consistent order).
+  bool PrepareToSleep();
+  // Owner thread, after waking up.
+  void Awake() { sleeping_.store(false, std::memory_order_relaxed); }
+  bool HasWork() const { return has_work_.load(std::memory_order_acquire); }
+
+ private:
+  // std::mutex rather than absl::Mutex: Debian's Abseil is built without TSan
+  // annotations, so ThreadSanitizer could not see absl::Mutex's ordering.
+  std::mutex mu_;
+  std::vector<Task> tasks_;  // guarded by mu_
+  std::atomic<bool> has_work_{false};
+  std::atomic<bool> sleeping_{false};
+};
+
+// Owned and used by one thread: the tasks it produced this turn, per destination.
+class Outbox {
+ public:
+  explicit Outbox(size_t threads) : batches_(threads) {}
+  void Add(uint32_t dest, Task task) {
+    if (batches_[dest].empty()) dirty_.push_back(dest);
+    batches_[dest].push_back(std::move(task));
+  }
+  bool empty() const { return dirty_.empty(); }
+  // Hands every batch to its destination inbox; wakes destinations that sleep.
+  template <typename InboxOf>
+  void Flush(InboxOf&& inbox_of, Waker& waker) {
+    for (uint32_t dest : dirty_) {
+      if (inbox_of(dest).PushBatch(&batches_[dest])) waker.Wake(dest);
+    }
+    dirty_.clear();
+  }
+
+ private:
+  std::vector<std::vector<Task>> batches_;
+  std::vector<uint32_t> dirty_;
+};
+
+}  // namespace rc

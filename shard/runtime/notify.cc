@@ -1,0 +1,97 @@
+#include "shard/runtime/notify.h"
+
+#include <memory>
+
+#include "core/strings.h"
+#include "shard/runtime/fanout.h"
+#include "shard/server/server_state.h"
+
+namespace rc {
+
+namespace {
+
+struct FlagChar {
+  char c;
+  int64_t flag;
+};
+// In the order Redis prints them.
+constexpr FlagChar kClassChars[] = {
+    {'g', kNotifyGeneric}, {'$', kNotifyString}, {'l', kNotifyList},    {'s', kNotifySet},
+    {'h', kNotifyHash},    {'z', kNotifyZset},   {'x', kNotifyExpired}, {'e', kNotifyEvicted},
+    {'t', kNotifyStream},  {'d', kNotifyModule}, {'n', kNotifyNew}};
+
+}  // namespace
+
+int64_t ParseNotifyFlags(std::string_view classes) {
+  int64_t flags = 0;
+  for (char c : classes) {
+    switch (c) {
+      case 'A':
+        flags |= kNotifyAll;
+        continue;
+      case 'K':
+        flags |= kNotifyKeyspace;
+        continue;
+      case 'E':
+        flags |= kNotifyKeyevent;
+        continue;
+      case 'm':
+        flags |= kNotifyKeyMiss;
+        continue;
+      default:
+        break;
+    }
+    int64_t found = 0;
+    for (const auto& fc : kClassChars) {
+      if (fc.c == c) found = fc.flag;
+    }
+    if (found == 0) return -1;
+    flags |= found;
+  }
+  return flags;
+}
+
+std::string FormatNotifyFlags(int64_t flags) {
+  std::string out;
+  if ((flags & kNotifyAll) == kNotifyAll) {
+    out += 'A';
+  } else {
+    for (const auto& fc : kClassChars) {
+      if (flags & fc.flag) out += fc.c;
+    }
+  }
+  if (flags & kNotifyKeyspace) out += 'K';
+  if (flags & kNotifyKeyevent) out += 'E';
+  if (flags & kNotifyKeyMiss) out += 'm';
+  return out;
+}
+
+void ExpiredEvents::OnExpired(uint32_t, std::string_view key) {
+  int64_t flags = server_->config.notify_keyspace_events;
+  if (!(flags & kNotifyExpired) || !(flags & (kNotifyKeyspace | kNotifyKeyevent))) return;
+  // Nobody anywhere listens: skip the work (the common case).
+  if (server_->pubsub_subscriptions.load(std::memory_order_relaxed) == 0) return;
+  pending_.emplace_back(key);
+}
+
+void ExpiredEvents::Flush(ShardThread& self, ShardSet& shards) {
+  if (pending_.empty()) return;
+  auto keys = std::make_shared<const std::vector<std::string>>(std::move(pending_));
+  pending_.clear();
+  int64_t flags = server_->config.notify_keyspace_events;
+  FanOut<bool>(
+      self, shards, AllShards(shards),
+      [keys, flags](Shard& shard, size_t) {
+        for (const std::string& key : *keys) {
+          // Redis's order: the keyspace channel first, then the keyevent one.
+          if (flags & kNotifyKeyspace) {
+            shard.pubsub().Publish(StrCat("__keyspace@0__:", key), "expired");
+          }
+          if (flags & kNotifyKeyevent) shard.pubsub().Publish("__keyevent@0__:expired", key);
+        }
+        return true;
+      },
+      [](std::vector<bool>&) {});
+}
+
+}  // namespace rc

@@ -1,0 +1,261 @@
+#include "shard/runtime/shard.h"
+
+#include <algorithm>
+#include <cstring>
+#include <string>
+
+#include "core/zset.h"
+#include "shard/server/server_state.h"
+#include "threadpool/thread_pool.h"
+
+namespace rc {
+
+namespace {
+// Enough to finish a resize of a million-key table within a few idle turns without
+// holding one turn for more than a few tens of microseconds.
+constexpr size_t kIdleRehashWork = 1024;
+}  // namespace
+
+int64_t Shard::NowMs() const { return server_->clock->NowUnixMillis(); }
+
+Shard::~Shard() {
+  // The table owns the entries; the heap only points at them.
+  ttl_.Clear();
+}
+
+Entry* Shard::FindForRead(std::string_view key) {
+  Entry* e = Find(key);
+  if (e != nullptr) {
+    ++stats_.keyspace_hits;
+  } else {
+    ++stats_.keyspace_misses;
+  }
+  return e;
+}
+
+Entry* Shard::Find(std::string_view key) {
+  RC_DCHECK_OWNER(thread_check_);
+  Entry* e = table_.Find(key);
+  if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs()) {
+    ExpireEntry(e);
+    return nullptr;
+  }
+  return e;
+}
+
+Entry* Shard::Link(EntryPtr e) {
+  Entry* raw = table_.Insert(std::move(e));
+  if (raw->has_ttl()) ttl_.Push(raw);
+  return raw;
+}
+
+EntryPtr Shard::Unlink(Entry* e) {
+  if (e->has_ttl()) ttl_.Remove(e->heap_index());
+  return table_.Detach(e->key());
+}
+
+Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
+  ReleaseValue(old_entry);
+  Entry* raw = fresh.get();
+  if (old_entry->has_ttl() && raw->has_ttl()) {
+    uint32_t index = old_entry->heap_index();
+    table_.Replace(old_entry, std::move(fresh));  // frees old_entry
+    ttl_.Replace(index, raw);
+  } else {
+    if (old_entry->has_ttl()) ttl_.Remove(old_entry->heap_index());
+    table_.Replace(old_entry, std::move(fresh));
+    if (raw->has_ttl()) ttl_.Push(raw);
+  }
+  return raw;
+}
+
+void Shard::ExpireEntry(Entry* e) {
+  ++stats_.expired_keys;
+  KeyModified(e->key());
+  ReleaseValue(e);
+  EntryPtr gone = Unlink(e);
+  if (expiry_listener_ != nullptr) expiry_listener_->OnExpired(id_, gone->key());
+}
+
+Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode ttl,
+                        int64_t deadline_ms) {
+  RC_DCHECK_OWNER(thread_check_);
+  Entry* e = Find(key);
+  KeyModified(key);
+  bool want_ttl = ttl == TtlMode::kSet || (ttl == TtlMode::kKeep && e != nullptr && e->has_ttl());
+  if (ttl == TtlMode::kKeep && want_ttl) deadline_ms = e->deadline();
+  if (e != nullptr && e->type() == ValueType::kString && e->has_ttl() == want_ttl &&
+      value.size() <= e->StrCapacity() && value.size() + 64 >= e->StrCapacity()) {
+    // Same-size overwrites (the cache workload) reuse the allocation; a much smaller
+    // value gets a fresh, smaller one so memory is not held by past peaks.
+    std::memmove(e->MutableStr(), value.data(), value.size());
+    e->SetStrLen(value.size());
+    if (want_ttl && e->deadline() != deadline_ms) {
+      e->set_deadline(deadline_ms);
+      ttl_.Update(e->heap_index());
+    }
+    return e;
+  }
+  EntryPtr fresh = Entry::MakeString(key, value, 0, want_ttl);
+  if (want_ttl) fresh->set_deadline(deadline_ms);
+  return e != nullptr ? Swap(e, std::move(fresh)) : Link(std::move(fresh));
+}
+
+bool Shard::Delete(std::string_view key) {
+  Entry* e = Find(key);
+  if (e == nullptr) return false;
+  KeyModified(key);
+  ReleaseValue(e);
+  Unlink(e);
+  return true;
+}
+
+void Shard::ReleaseValue(Entry* e) {
+  if (e->type() != ValueType::kZSet || e->zset() == nullptr) return;
+  std::unique_ptr<ZSet> z = e->TakeZSet();
+  zset_bytes_ -= z->MemoryBytes();
+  Dispose(std::move(z));
+}
+
+void Shard::Dispose(std::unique_ptr<ZSet> z) {
+  ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
+  // A compact set is one block: freeing it inline is cheaper than handing it over (Redis
+  // frees a listpack inline too, whatever its length).
+  if (pool == nullptr || z->compact() || int64_t(z->size()) <= server_->config.lazyfree_threshold) {
+    return;
+  }
+  ++stats_.lazyfree_submitted;
+  // From here the set is unreachable from any shard; the pool thread only destroys it.
+  pool->Submit([z = std::move(z)]() mutable { z.reset(); });
+}
+
+Entry* Shard::AddZSet(std::string_view key) {
+  RC_DCHECK_OWNER(thread_check_);
+  KeyModified(key);
+  Entry* e = Link(Entry::MakeZSet(key, std::make_unique<ZSet>()));
+  zset_bytes_ += e->zset()->MemoryBytes();
+  return e;
+}
+
+bool Shard::ZSetChanged(Entry* e, size_t bytes_before) {
+  RC_DCHECK_OWNER(thread_check_);
+  KeyModified(e->key());
+  zset_bytes_ = zset_bytes_ + e->zset()->MemoryBytes() - bytes_before;
+  if (e->zset()->size() > 0) return true;
+  ReleaseValue(e);
+  Unlink(e);
+  return false;
+}
+
+void Shard::StoreZSet(std::string_view key, std::unique_ptr<ZSet> z) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (z->size() == 0) {
+    Delete(key);
+    return;
+  }
+  KeyModified(key);
+  size_t bytes = z->MemoryBytes();
+  EntryPtr fresh = Entry::MakeZSet(key, std::move(z));
+  Entry* old = Find(key);
+  old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
+  zset_bytes_ += bytes;
+}
+
+EntryPtr Shard::Take(std::string_view key) {
+  RC_DCHECK_OWNER(thread_check_);
+  Entry* e = Find(key);
+  if (e == nullptr) return nullptr;
+  KeyModified(key);
+  if (e->type() == ValueType::kZSet) zset_bytes_ -= e->zset()->MemoryBytes();
+  return Unlink(e);
+}
+
+void Shard::Put(std::string_view key, EntryPtr moved) {
+  RC_DCHECK_OWNER(thread_check_);
+  KeyModified(key);
+  EntryPtr fresh = Entry::Remake(*moved, key, moved->has_ttl());
+  if (fresh->type() == ValueType::kZSet) zset_bytes_ += fresh->zset()->MemoryBytes();
+  Entry* old = Find(key);
+  old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
+}
+
+Entry* Shard::GrowString(Entry* e, size_t capacity) {
+  RC_DCHECK_OWNER(thread_check_);
+  return Swap(e, Entry::Reshape(*e, e->has_ttl(), capacity));
+}
+
+Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
+  RC_DCHECK_OWNER(thread_check_);
+  KeyModified(e->key());
+  if (e->has_ttl()) {
+    e->set_deadline(deadline_ms);
+    ttl_.Update(e->heap_index());
+    return e;
+  }
+  EntryPtr fresh = Entry::Reshape(*e, true);
+  fresh->set_deadline(deadline_ms);
+  return Swap(e, std::move(fresh));
+}
+
+Entry* Shard::Persist(Entry* e) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (!e->has_ttl()) return e;
+  KeyModified(e->key());
+  return Swap(e, Entry::Reshape(*e, false));
+}
+
+void Shard::Flush(bool async) {
+  RC_DCHECK_OWNER(thread_check_);
+  if (!watched_.empty()) {
+    watched_.TouchExisting([this](std::string_view key) { return Find(key) != nullptr; });
+  }
+  ttl_.Clear();
+  zset_bytes_ = 0;
+  ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
+  if (async && pool != nullptr && table_.size() > 0) {
+    ++stats_.lazyfree_submitted;
+    auto whole = std::make_unique<EntryTable>(std::move(table_));
+    pool->Submit([whole = std::move(whole)]() mutable { whole.reset(); });
+    return;
+  }
+  // Synchronous, as Redis's FLUSHALL SYNC, except that large sorted sets still leave
+  // through the pool.
+  table_.ForEach([this](const Entry* e) { ReleaseValue(const_cast<Entry*>(e)); });
+  table_.Clear();
+}
+
+size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
+  RC_DCHECK_OWNER(thread_check_);
+  size_t n = 0;
+  while (n < max_keys && !ttl_.empty() && ttl_.Top()->deadline() <= now_ms) {
+    ExpireEntry(ttl_.Top());
+    ++n;
+  }
+  return n;
+}
+
+int64_t Shard::SampleAvgTtl(int64_t now_ms) {
+  if (ttl_.empty()) return 0;
+  constexpr int kSamples = 20;
+  int64_t sum = 0;
+  for (int i = 0; i < kSamples; ++i) {
+    const Entry* e = ttl_.At(absl::Uniform<uint32_t>(rng_, 0, uint32_t(ttl_.size())));
+    sum += std::max<int64_t>(e->deadline() - now_ms, 0);
+  }
+  return sum / kSamples;
+}
+
+bool Shard::Housekeep() { return table_.RehashStep(kIdleRehashWork); }
+
+void Shard::VerifyTtl() const {
+  table_.Verify();
+  ttl_.Verify([](Entry* const& e) { return e->heap_index(); });
+  size_t with_ttl = 0;
+  table_.ForEach([&](const Entry* e) { with_ttl += e->has_ttl() ? 1 : 0; });
+  if (with_ttl != ttl_.size()) {
+    std::fprintf(stderr, "Shard: %zu keys have a TTL, the heap holds %zu\n", with_ttl, ttl_.size());
+    std::abort();
+  }
+}
+
+}  // namespace rc

@@ -1,0 +1,177 @@
+#pragma once
+// One worker thread's slice of the keyspace: its table, its TTL heap, its counters.
+// Nothing here is locked: only the owning thread may call any method (DCHECKed through
+// OwnerCheck in debug builds).
+//
+// Expiry. Every lookup checks the key's deadline first and deletes an expired key before
+// answering (lazy). The reactor also calls ExpireDue() every loop turn with a work bound,
+// popping the earliest deadlines off a 4-ary heap of entries (active), and sleeps no
+// longer than NextDeadline(). Entries carry their deadline and heap index themselves
+// (core/entry.h), so the heap holds one pointer per key with a TTL.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "absl/random/random.h"
+#include "core/entry_table.h"
+#include "shard/command/command_stats.h"
+#include "shard/runtime/key_locks.h"
+#include "shard/runtime/pubsub.h"
+#include "shard/runtime/stats.h"
+#include "shard/runtime/thread_check.h"
+#include "shard/runtime/watch.h"
+#include "timers/indexed_heap.h"
+
+namespace rc {
+
+struct ServerState;
+
+struct ShardStats {
+  uint64_t keyspace_hits = 0;
+  uint64_t keyspace_misses = 0;
+  uint64_t expired_keys = 0;
+  uint64_t lazyfree_submitted = 0;  // values handed to the lazyfree pool
+  uint64_t evicted_keys = 0;
+};
+
+// What a write does to the key's TTL.
+enum class TtlMode {
+  kClear,  // SET, GETSET, MSET: the new value has no TTL
+  kKeep,   // INCR, APPEND, SETRANGE, SET KEEPTTL: the TTL stays as it was
+  kSet,    // SET EX/PX/EXAT/PXAT, SETEX: the TTL becomes the given deadline
+};
+
+// Told about every key that expires (actively or lazily), on the shard's thread.
+class ExpiryListener {
+ public:
+  virtual ~ExpiryListener() = default;
+  virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
+};
+
+class Shard {
+ public:
+  Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server)
+      : id_(id), thread_stats_(thread_stats), server_(server) {}
+  ~Shard();
+  Shard(const Shard&) = delete;
+  Shard& operator=(const Shard&) = delete;
+
+  uint32_t id() const { return id_; }
+  // Wall-clock milliseconds from the server's clock (a ManualClock in tests).
+  int64_t NowMs() const;
+
+  // Lookup for reads: counts hits and misses as Redis's keyspace_hits/misses do.
+  Entry* FindForRead(std::string_view key);
+  // Lookup for writes and existence checks: no hit/miss accounting. An expired key is
+  // deleted and reads as absent.
+  Entry* Find(std::string_view key);
+  // Inserts or overwrites `key` with a string value; see TtlMode. Returns the entry.
+  Entry* SetString(std::string_view key, std::string_view value, TtlMode ttl = TtlMode::kClear,
+                   int64_t deadline_ms = 0);
+  // Removes the key; returns whether it existed.
+  bool Delete(std::string_view key);
+  // Reallocates `e` so its value can hold `capacity` bytes; returns the new entry, whose
+  // value bytes and TTL equal the old ones.
+  Entry* GrowString(Entry* e, size_t capacity);
+  // Gives `e` the deadline (adding a TTL reallocates it); returns the entry.
+  Entry* SetDeadline(Entry* e, int64_t deadline_ms);
+  // Removes `e`'s TTL (reallocating it); returns the entry.
+  Entry* Persist(Entry* e);
+  bool IsExpired(const Entry* e, int64_t now_ms) const {
+    return e->has_ttl() && e->deadline() <= now_ms;
+  }
+  // Drops every key. `async`: the table goes to the lazyfree pool whole (FLUSHALL ASYNC),
+  // so the shard answers at once; large sorted sets go there in either case.
+  void Flush(bool async = false);
+
+  // Sorted sets (the commands are shard/cmd_zset_*.cc).
+  // Creates an empty sorted set under `key`, which must be absent; no TTL.
+  Entry* AddZSet(std::string_view key);
+  // After a command changed e->zset()'s members: accounts the set's memory and deletes the
+  // key once the set is empty (Redis never keeps an empty one). `bytes_before` is the
+  // set's MemoryBytes() before the change. Returns false when it deleted the key.
+  bool ZSetChanged(Entry* e, size_t bytes_before);
+  // Replaces whatever `key` holds by `z`, without a TTL; an empty `z` deletes the key.
+  void StoreZSet(std::string_view key, std::unique_ptr<ZSet> z);
+
+  // Moving a key (RENAME): Take unlinks the key's entry, value and TTL, and hands it over
+  // (nullptr if absent); Put stores such an entry's value and TTL under `key`,
+  // overwriting what is there. The entry may travel to another shard's thread between.
+  EntryPtr Take(std::string_view key);
+  void Put(std::string_view key, EntryPtr moved);
+
+  // Active expiry: deletes up to `max_keys` keys whose deadline is ≤ now; returns how many.
+  size_t ExpireDue(int64_t now_ms, size_t max_keys);
+  // The earliest deadline, or INT64_MAX when no key has a TTL.
+  int64_t NextDeadline() const { return ttl_.empty() ? INT64_MAX : ttl_.Top()->deadline(); }
+  size_t keys_with_ttl() const { return ttl_.size(); }
+  // Mean remaining TTL in ms over a sample of keys with a TTL (INFO's avg_ttl).
+  int64_t SampleAvgTtl(int64_t now_ms);
+  void set_expiry_listener(ExpiryListener* l) { expiry_listener_ = l; }
+
+  EntryTable& table() { return table_; }
+  size_t size() const { return table_.size(); }
+  // Allocator bytes of entries, buckets and the TTL heap.
+  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes() + zset_bytes_; }
+  ShardStats& stats() { return stats_; }
+  // Counters of the thread that owns this shard (connections, commands, bytes).
+  ThreadStats& thread_stats() { return *thread_stats_; }
+  // Per-command statistics of the owning thread (commands EXEC runs here count in them).
+  CommandStats& command_stats() { return *command_stats_; }
+  void set_command_stats(CommandStats* s) { command_stats_ = s; }
+  absl::BitGen& rng() { return rng_; }
+  // Background work for an idle loop turn: finish an in-progress resize a bit at a time.
+  bool Housekeep();
+
+  // Redis's signalModifiedKey: `key`'s value or TTL changed, so clients WATCHing it fail
+  // their EXEC. The mutators below call it themselves; commands that edit a value in
+  // place (APPEND, SETRANGE) call it after the edit. Costs one branch while nothing is
+  // watched.
+  void KeyModified(std::string_view key) {
+    if (!watched_.empty()) watched_.Touch(key);
+  }
+  WatchedKeys& watched() { return watched_; }
+
+  // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
+  KeyLocks& locks() { return locks_; }
+  // Pub/sub subscriptions of this thread's connections.
+  PubSub& pubsub() { return pubsub_; }
+
+  ThreadCheck& thread_check() { return thread_check_; }
+  void VerifyTtl() const;
+
+ private:
+  struct HeapTraits {
+    static int64_t Deadline(Entry* const& e) { return e->deadline(); }
+    static void SetIndex(Entry* const& e, uint32_t i) { e->set_heap_index(i); }
+  };
+  using TtlHeap = IndexedHeap<Entry*, HeapTraits, 4>;
+
+  // Table and heap bookkeeping around entries coming and going.
+  Entry* Link(EntryPtr e);
+  EntryPtr Unlink(Entry* e);
+  Entry* Swap(Entry* old_entry, EntryPtr fresh);
+  void ExpireEntry(Entry* e);
+  // Takes a sorted set out of `e` (about to be freed) and frees it: inline when small,
+  // else on the lazyfree pool, so a million-member set never stalls this thread.
+  void ReleaseValue(Entry* e);
+  void Dispose(std::unique_ptr<ZSet> z);
+
+  uint32_t id_;
+  ThreadStats* thread_stats_;
+  CommandStats* command_stats_ = nullptr;
+  const ServerState* server_;
+  EntryTable table_;
+  TtlHeap ttl_;
+  ShardStats stats_;
+  absl::BitGen rng_;
+  KeyLocks locks_;
+  PubSub pubsub_;
+  WatchedKeys watched_;
+  ExpiryListener* expiry_listener_ = nullptr;
+  size_t zset_bytes_ = 0;  // MemoryBytes() of every sorted set in the table
+  ThreadCheck thread_check_;
+};
+
+}  // namespace rc

@@ -1,0 +1,79 @@
+#pragma once
+// All worker threads' shard-side state, and the routing function from key to owner.
+//
+// Thread i owns ShardThread i. Other threads may only push to its inbox; everything
+// else in it is touched by thread i alone.
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "core/key_slot.h"
+#include "shard/command/command_stats.h"
+#include "shard/runtime/mailbox.h"
+#include "shard/runtime/notify.h"
+#include "shard/runtime/shard.h"
+#include "shard/runtime/stats.h"
+#include "shard/server/client_registry.h"
+
+namespace rc {
+
+class ShardThread {
+ public:
+  ShardThread(uint32_t id, size_t threads, const ServerState* server)
+      : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
+    shard_.set_expiry_listener(&events_);
+    shard_.set_command_stats(&command_stats_);
+  }
+
+  uint32_t id() const { return id_; }
+  // Owner thread only.
+  Shard& shard() { return shard_; }
+  ThreadStats& stats() { return stats_; }
+  // Per-command calls, time, errors and latency of commands that ran on this thread.
+  CommandStats& command_stats() { return command_stats_; }
+  // This thread's connections (CLIENT LIST, KILL).
+  ClientRegistry& clients() { return clients_; }
+  // Keyspace events raised on this thread, published once per loop turn.
+  ExpiredEvents& events() { return events_; }
+  // Owner thread: queue `task` to run on thread `dest` at its next turn.
+  void Post(uint32_t dest, Task task) { outbox_.Add(dest, std::move(task)); }
+  Outbox& outbox() { return outbox_; }
+  // Any thread may push; the owner drains.
+  Inbox& inbox() { return inbox_; }
+
+  // Owner thread: runs every task received so far; returns how many ran.
+  size_t RunInbox();
+
+ private:
+  uint32_t id_;
+  ThreadStats stats_;
+  CommandStats command_stats_;
+  ClientRegistry clients_;
+  Shard shard_;
+  ExpiredEvents events_;
+  Outbox outbox_;
+  Inbox inbox_;
+  std::vector<Task> draining_;
+};
+
+class ShardSet {
+ public:
+  ShardSet(size_t threads, const ServerState* server);
+
+  size_t size() const { return threads_.size(); }
+  ShardThread& thread(uint32_t i) { return *threads_[i]; }
+  // Redis Cluster slot of the key (honouring {hash tags}) modulo the shard count, so keys
+  // that share a tag share a shard.
+  uint32_t ShardOf(std::string_view key) const {
+    return threads_.size() == 1 ? 0 : KeySlot(key) % threads_.size();
+  }
+  // Owner thread `from`: hands its outbox to the destinations.
+  void FlushOutbox(uint32_t from, Waker& waker);
+
+ private:
+  std::vector<std::unique_ptr<ShardThread>> threads_;
+};
+
+}  // namespace rc

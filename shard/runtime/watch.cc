@@ -1,0 +1,88 @@
+#include "shard/runtime/watch.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "shard/command/client_state.h"
+#include "shard/runtime/shard_set.h"
+
+namespace rc {
+
+void WatchedKeys::Add(std::string_view key, std::shared_ptr<WatchState> state) {
+  by_key_[absl::string_view(key.data(), key.size())].push_back(std::move(state));
+}
+
+void WatchedKeys::Remove(std::string_view key, const WatchState* state) {
+  auto it = by_key_.find(absl::string_view(key.data(), key.size()));
+  if (it == by_key_.end()) return;
+  auto& states = it->second;
+  states.erase(std::remove_if(states.begin(), states.end(),
+                              [state](const auto& s) { return s.get() == state; }),
+               states.end());
+  if (states.empty()) by_key_.erase(it);
+}
+
+void WatchedKeys::Touch(std::string_view key) {
+  auto it = by_key_.find(absl::string_view(key.data(), key.size()));
+  if (it != by_key_.end()) MarkDirty(it->second);
+}
+
+void WatchedKeys::MarkDirty(const std::vector<std::shared_ptr<WatchState>>& states) {
+  // Release: EXEC reads the flag after a message from this thread (the lock hop).
+  for (const auto& s : states) s->dirty.store(true, std::memory_order_release);
+}
+
+namespace {
+
+// Runs `fn(shard, keys)` on the owner of each group of `keys`: inline for this thread's
+// shard, posted for the others (so it queues behind this client's earlier commands).
+template <typename Keys, typename Fn>
+void ForEachOwner(ShardThread& self, ShardSet& shards, const Keys& keys, Fn fn) {
+  std::vector<std::vector<std::string>> by_shard(shards.size());
+  for (const auto& k : keys) by_shard[shards.ShardOf(k)].push_back(k);
+  for (uint32_t s = 0; s < by_shard.size(); ++s) {
+    if (by_shard[s].empty()) continue;
+    if (s == self.id()) {
+      fn(self.shard(), by_shard[s]);
+      continue;
+    }
+    self.Post(s, [&shards, s, fn, mine = std::move(by_shard[s])]() mutable {
+      fn(shards.thread(s).shard(), mine);
+    });
+  }
+}
+
+}  // namespace
+
+void WatchKeys(ShardThread& self, ShardSet& shards, ClientState& client,
+               const std::vector<std::string_view>& keys) {
+  WatchSet& w = client.watching;
+  if (w.state == nullptr) w.state = std::make_shared<WatchState>();
+  std::vector<std::string> fresh;
+  for (std::string_view k : keys) {
+    if (w.keys.emplace(k).second) fresh.emplace_back(k);
+  }
+  ForEachOwner(self, shards, fresh,
+               [state = w.state](Shard& shard, const std::vector<std::string>& mine) {
+                 for (const auto& k : mine) {
+                   // A key already past its deadline goes now: its reclaiming later is
+                   // no change to the watcher (Redis ignores it too).
+                   shard.Find(k);
+                   shard.watched().Add(k, state);
+                 }
+               });
+}
+
+void UnwatchAll(ShardThread& self, ShardSet& shards, ClientState& client) {
+  ReleaseWatches(self, shards, std::exchange(client.watching, WatchSet{}));
+}
+
+void ReleaseWatches(ShardThread& self, ShardSet& shards, WatchSet watch) {
+  if (watch.state == nullptr) return;
+  ForEachOwner(self, shards, watch.keys,
+               [state = watch.state](Shard& shard, const std::vector<std::string>& mine) {
+                 for (const auto& k : mine) shard.watched().Remove(k, state.get());
+               });
+}
+
+}  // namespace rc

@@ -1,0 +1,359 @@
+#include "shard/server/config.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <thread>
+
+#include "core/numbers.h"
+#include "core/split_args.h"
+#include "core/strings.h"
+#include "shard/runtime/notify.h"
+
+namespace rc {
+
+namespace {
+
+using Setter = std::function<std::string(Config&, std::string_view)>;
+
+std::string RangeError(int64_t lo, int64_t hi) {
+  return StrCat("argument must be between ", lo, " and ", hi, " inclusive");
+}
+
+template <typename Field>
+Setter IntSetter(Field Config::*field, int64_t lo, int64_t hi) {
+  return [field, lo, hi](Config& c, std::string_view v) -> std::string {
+    int64_t x;
+    if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+    if (x < lo || x > hi) return RangeError(lo, hi);
+    c.*field = x;
+    return "";
+  };
+}
+
+template <typename Field>
+std::function<std::string(const Config&)> IntGetter(Field Config::*field) {
+  return [field](const Config& c) { return std::to_string(int64_t(c.*field)); };
+}
+
+std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+Setter BoolSetter(Tunable<bool> Config::*field) {
+  return [field](Config& c, std::string_view v) -> std::string {
+    std::string l = ToLower(v);
+    if (l != "yes" && l != "no") return "argument must be 'yes' or 'no'";
+    (c.*field) = l == "yes";
+    return "";
+  };
+}
+
+// Redis's order and class names: "normal H S N slave H S N pubsub H S N".
+constexpr std::string_view kClassNames[Config::kClientClasses] = {"normal", "slave", "pubsub"};
+
+std::string FormatOutputLimits(const Config& c) {
+  std::string out;
+  for (int i = 0; i < Config::kClientClasses; ++i) {
+    const Config::OutputLimit& l = c.output_limits[i];
+    StrAppend(&out, i ? " " : "", kClassNames[i], " ", l.hard.get(), " ", l.soft.get(), " ",
+              l.soft_seconds.get());
+  }
+  return out;
+}
+
+// "<class> <hard> <soft> <soft seconds>" repeated; sizes take memory units. Every group is
+// checked before any is applied. Texts are Redis's.
+std::string SetOutputLimits(Config& c, std::string_view v) {
+  auto words = SplitArgs(v);
+  if (!words || words->size() % 4 != 0) {
+    return "Wrong number of arguments in buffer limit configuration.";
+  }
+  struct Parsed {
+    int cls;
+    int64_t hard, soft, seconds;
+  };
+  std::vector<Parsed> parsed;
+  for (size_t i = 0; i < words->size(); i += 4) {
+    std::string name = ToLower((*words)[i]);
+    int cls = name == "normal"                       ? Config::kNormal
+              : name == "slave" || name == "replica" ? Config::kReplica
+              : name == "pubsub"                     ? Config::kPubSub
+                                                     : -1;
+    if (cls < 0) return "Invalid client class specified in buffer limit configuration.";
+    Parsed p{cls, 0, 0, 0};
+    if (!ParseMemory((*words)[i + 1], &p.hard) || !ParseMemory((*words)[i + 2], &p.soft) ||
+        !ParseInt64((*words)[i + 3], &p.seconds) || p.seconds < 0) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    parsed.push_back(p);
+  }
+  for (const Parsed& p : parsed) {
+    c.output_limits[p.cls].hard = p.hard;
+    c.output_limits[p.cls].soft = p.soft;
+    c.output_limits[p.cls].soft_seconds = p.seconds;
+  }
+  return "";
+}
+
+ConfigParam Accepted(std::string_view name, std::string default_value) {
+  std::string key(name);
+  return ConfigParam{name,
+                     [key, default_value](const Config& c) {
+                       auto it = c.accepted.find(key);
+                       return it == c.accepted.end() ? default_value : it->second;
+                     },
+                     [key](Config& c, std::string_view v) {
+                       c.accepted[key] = std::string(v);
+                       return std::string();
+                     }};
+}
+
+std::vector<ConfigParam> MakeParams() {
+  std::vector<ConfigParam> p;
+  p.push_back({"port", IntGetter(&Config::port), IntSetter(&Config::port, 0, 65535), false});
+  p.push_back({"bind", [](const Config& c) { return c.bind; },
+               [](Config& c, std::string_view v) {
+                 // Redis accepts several addresses; ringcache listens on the first.
+                 auto parts = SplitArgs(v);
+                 if (!parts || parts->empty()) return std::string("bind needs an address");
+                 c.bind = (*parts)[0];
+                 return std::string();
+               },
+               false});
+  p.push_back(
+      {"threads", IntGetter(&Config::threads), IntSetter(&Config::threads, 0, 1024), false});
+  p.push_back({"metrics-port", IntGetter(&Config::metrics_port),
+               IntSetter(&Config::metrics_port, 0, 65535), false});
+  p.push_back({"io-engine", [](const Config& c) { return c.io_engine; },
+               [](Config& c, std::string_view v) {
+                 std::string e = ToLower(v);
+                 if (e != "io_uring" && e != "epoll") {
+                   return std::string("argument must be 'io_uring' or 'epoll'");
+                 }
+                 c.io_engine = e;
+                 return std::string();
+               },
+               false});
+  p.push_back({"lazyfree-threads", IntGetter(&Config::lazyfree_threads),
+               IntSetter(&Config::lazyfree_threads, 1, 64), false});
+  p.push_back({"lazyfree-threshold", IntGetter(&Config::lazyfree_threshold),
+               IntSetter(&Config::lazyfree_threshold, 0, INT32_MAX)});
+  p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
+               IntSetter(&Config::tcp_backlog, 0, 65535), false});
+  p.push_back({"maxclients", IntGetter(&Config::maxclients),
+               IntSetter(&Config::maxclients, 1, 4294967295LL)});
+  p.push_back({"proto-max-bulk-len",
+               [](const Config& c) { return std::to_string(c.proto_max_bulk_len.get()); },
+               [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x)) return std::string("argument must be a memory value");
+                 if (x < 1024 * 1024) return RangeError(1024 * 1024, INT64_MAX);
+                 c.proto_max_bulk_len = x;
+                 return std::string();
+               }});
+  p.push_back({"timeout", IntGetter(&Config::timeout), IntSetter(&Config::timeout, 0, INT32_MAX)});
+  p.push_back({"hz", IntGetter(&Config::hz), [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseInt64(v, &x))
+                   return std::string("argument couldn't be parsed into an integer");
+                 if (x < 0 || x > INT32_MAX) return RangeError(0, INT32_MAX);
+                 // Redis clamps to 1..500.
+                 c.hz = std::clamp<int64_t>(x, 1, 500);
+                 return std::string();
+               }});
+  p.push_back({"active-expire-keys-per-turn", IntGetter(&Config::active_expire_keys_per_turn),
+               IntSetter(&Config::active_expire_keys_per_turn, 1, INT32_MAX)});
+  p.push_back({"active-expire-us-per-turn", IntGetter(&Config::active_expire_us_per_turn),
+               IntSetter(&Config::active_expire_us_per_turn, 1, 1000000)});
+  p.push_back({"notify-keyspace-events",
+               [](const Config& c) { return FormatNotifyFlags(c.notify_keyspace_events); },
+               [](Config& c, std::string_view v) {
+                 int64_t flags = ParseNotifyFlags(v);
+                 if (flags < 0) {
+                   return std::string("Invalid event class character. Use 'Ag$lshzxeKEtmdn'.");
+                 }
+                 c.notify_keyspace_events = flags;
+                 return std::string();
+               }});
+  p.push_back({"slowlog-log-slower-than", IntGetter(&Config::slowlog_log_slower_than),
+               IntSetter(&Config::slowlog_log_slower_than, -1, INT64_MAX)});
+  p.push_back({"slowlog-max-len", IntGetter(&Config::slowlog_max_len),
+               IntSetter(&Config::slowlog_max_len, 0, INT64_MAX)});
+  p.push_back({"latency-monitor-threshold", IntGetter(&Config::latency_monitor_threshold),
+               IntSetter(&Config::latency_monitor_threshold, 0, INT64_MAX)});
+  p.push_back({"latency-tracking",
+               [](const Config& c) { return std::string(c.latency_tracking ? "yes" : "no"); },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "yes" && l != "no") return std::string("argument must be 'yes' or 'no'");
+                 c.latency_tracking = l == "yes";
+                 return std::string();
+               }});
+  p.push_back({"latency-tracking-info-percentiles",
+               [](const Config& c) {
+                 std::string out;
+                 for (double d : c.latency_tracking_info_percentiles) {
+                   StrAppend(&out, out.empty() ? "" : " ", TrimmedDouble(d));
+                 }
+                 return out;
+               },
+               [](Config& c, std::string_view v) {
+                 auto parts = SplitArgs(v);
+                 if (!parts)
+                   return std::string("Invalid latency-tracking-info-percentiles parameters");
+                 std::vector<double> values;
+                 for (const std::string& part : *parts) {
+                   double d;
+                   if (!ParseDouble(part, &d)) {
+                     return std::string("Invalid latency-tracking-info-percentiles parameters");
+                   }
+                   if (d < 0 || d > 100) {
+                     return std::string(
+                         "latency-tracking-info-percentiles parameters should "
+                         "sit between [0.0,100.0]");
+                   }
+                   values.push_back(d);
+                 }
+                 c.latency_tracking_info_percentiles = std::move(values);
+                 return std::string();
+               }});
+  p.push_back({"loglevel", [](const Config& c) { return c.loglevel; },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "debug" && l != "verbose" && l != "notice" && l != "warning" &&
+                     l != "nothing") {
+                   return std::string(
+                       "argument(s) must be one of the following: debug, "
+                       "verbose, notice, warning, nothing");
+                 }
+                 c.loglevel = l;
+                 return std::string();
+               }});
+  p.push_back({"requirepass", [](const Config& c) { return c.requirepass; },
+               [](Config& c, std::string_view v) {
+                 c.requirepass = std::string(v);
+                 c.auth_required = !v.empty();
+                 return std::string();
+               }});
+  p.push_back({"protected-mode", [](const Config& c) { return YesNo(c.protected_mode); },
+               BoolSetter(&Config::protected_mode)});
+  p.push_back({"client-query-buffer-limit",
+               [](const Config& c) { return std::to_string(c.client_query_buffer_limit.get()); },
+               [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x)) return std::string("argument must be a memory value");
+                 if (x < 1024 * 1024) return RangeError(1024 * 1024, INT64_MAX);
+                 c.client_query_buffer_limit = x;
+                 return std::string();
+               }});
+  p.push_back({"client-output-buffer-limit", FormatOutputLimits, SetOutputLimits});
+  // What clients and tools ask about; ringcache has no persistence and one database.
+  p.push_back(Accepted("save", ""));
+  p.push_back(Accepted("appendonly", "no"));
+  p.push_back(Accepted("databases", "1"));
+  p.push_back(Accepted("maxmemory", "0"));
+  p.push_back(Accepted("maxmemory-policy", "noeviction"));
+  p.push_back(Accepted("daemonize", "no"));
+  p.push_back(Accepted("dir", "."));
+  p.push_back(Accepted("dbfilename", "dump.rdb"));
+  p.push_back(Accepted("io-threads", "1"));
+  p.push_back(Accepted("logfile", ""));
+  p.push_back(Accepted("tcp-keepalive", "300"));
+  p.push_back(Accepted("supervised", "no"));
+  p.push_back(Accepted("pidfile", ""));
+  p.push_back(Accepted("cluster-enabled", "no"));
+  return p;
+}
+
+}  // namespace
+
+std::string TrimmedDouble(double d) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof(buf), "%f", d);
+  std::string s(buf, size_t(std::max(n, 0)));
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+int Config::EffectiveThreads() const {
+  if (threads > 0) return threads;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : int(n);
+}
+
+const ConfigParam* FindConfigParam(std::string_view name) {
+  for (const auto& p : ConfigParams()) {
+    if (EqualsIgnoreCase(p.name, name)) return &p;
+  }
+  return nullptr;
+}
+
+const std::vector<ConfigParam>& ConfigParams() {
+  static const std::vector<ConfigParam> params = MakeParams();
+  return params;
+}
+
+bool ParseMemory(std::string_view s, int64_t* out) {
+  std::string lower = ToLower(s);
+  struct Unit {
+    const char* suffix;
+    int64_t mult;
+  };
+  static const Unit kUnits[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024LL << 20},
+                                {"k", 1000},  {"m", 1000000},      {"g", 1000000000},
+                                {"b", 1}};
+  int64_t mult = 1;
+  std::string_view digits = lower;
+  for (const auto& u : kUnits) {
+    std::string_view suf = u.suffix;
+    if (digits.size() > suf.size() && digits.substr(digits.size() - suf.size()) == suf) {
+      digits.remove_suffix(suf.size());
+      mult = u.mult;
+      break;
+    }
+  }
+  int64_t v;
+  if (!ParseInt64(digits, &v) || v < 0 || (mult > 1 && v > INT64_MAX / mult)) return false;
+  *out = v * mult;
+  return true;
+}
+
+bool ApplyConfigText(std::string_view text, Config* config, std::string* error) {
+  int lineno = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++lineno;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (line.empty() || line[0] == '#') continue;
+    auto args = SplitArgs(line);
+    if (!args) {
+      *error = StrCat("line ", lineno, ": unbalanced quotes");
+      return false;
+    }
+    if (args->empty()) continue;
+    const ConfigParam* p = FindConfigParam((*args)[0]);
+    if (p == nullptr) {
+      // A redis.conf carries many directives for features ringcache lacks; loading it
+      // must still work, so unknown ones are skipped rather than fatal.
+      continue;
+    }
+    std::string value;
+    for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
+    std::string why = p->set(*config, value);
+    if (!why.empty()) {
+      *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace rc

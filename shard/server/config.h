@@ -1,0 +1,129 @@
+#pragma once
+// Server settings: defaults, a redis.conf-syntax file, then command-line flags on top.
+// Names and units follow Redis so an existing redis.conf line means the same here.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rc {
+
+// A numeric setting every thread reads on its hot path while CONFIG SET may change it:
+// a relaxed atomic (a reader seeing the old value for a moment is fine), copyable so
+// Config stays a value type.
+template <typename T>
+class Tunable {
+ public:
+  Tunable(T v = T()) : v_(v) {}  // NOLINT: implicit, so defaults read naturally
+  Tunable(const Tunable& o) : v_(o.get()) {}
+  Tunable& operator=(const Tunable& o) {
+    set(o.get());
+    return *this;
+  }
+  Tunable& operator=(T v) {
+    set(v);
+    return *this;
+  }
+  T get() const { return v_.load(std::memory_order_relaxed); }
+  operator T() const { return get(); }  // NOLINT
+  void set(T v) { v_.store(v, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<T> v_;
+};
+
+struct Config {
+  // Fixed once the server runs.
+  int port = 6379;
+  std::string bind = "127.0.0.1";
+  int threads = 0;  // 0: one per core
+  int tcp_backlog = 511;
+  int metrics_port = 0;      // Prometheus endpoint (net/metrics_server.h); 0: off
+  int lazyfree_threads = 1;  // the pool that frees large values off shard threads
+  // "io_uring" or "epoll". The server falls back to epoll when io_uring cannot be set up
+  // and then stores what runs here.
+  std::string io_engine = "io_uring";
+  std::string config_file;
+  // Changeable with CONFIG SET.
+  Tunable<int64_t> maxclients = 10000;
+  Tunable<int64_t> proto_max_bulk_len = 512LL * 1024 * 1024;
+  Tunable<int64_t> timeout = 0;  // seconds a client may stay idle; 0 = forever
+  Tunable<int64_t> hz = 10;
+  // Active expiry per loop turn: at most this many keys and this much time, so a million
+  // keys expiring together never stall a reactor.
+  Tunable<int64_t> active_expire_keys_per_turn = 20000;
+  Tunable<int64_t> active_expire_us_per_turn = 500;
+  // A sorted set with more members than this is freed by the lazyfree pool when it is
+  // deleted, overwritten, expired or flushed; smaller ones inline (Redis's threshold).
+  Tunable<int64_t> lazyfree_threshold = 64;
+  std::string loglevel = "notice";
+  Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
+
+  // Security (docs/RELIABILITY.md). The password is read under ServerState::config_mu;
+  // auth_required mirrors "a password is set" for the per-command check.
+  std::string requirepass;
+  Tunable<bool> auth_required = false;
+  // With no password, connections from non-loopback peers are refused (Redis's DENIED).
+  Tunable<bool> protected_mode = true;
+
+  // Client limits. A client whose unparsed input exceeds this is closed.
+  Tunable<int64_t> client_query_buffer_limit = 1LL << 30;
+  // Output buffer limits per client class (Redis's client-output-buffer-limit): over
+  // `hard` bytes of pending output, or over `soft` for more than `soft_seconds`, the
+  // client is disconnected. 0 disables a bound.
+  struct OutputLimit {
+    Tunable<int64_t> hard = 0;
+    Tunable<int64_t> soft = 0;
+    Tunable<int64_t> soft_seconds = 0;
+  };
+  enum ClientClass { kNormal = 0, kReplica = 1, kPubSub = 2, kClientClasses = 3 };
+  OutputLimit output_limits[kClientClasses] = {
+      {0, 0, 0}, {256LL << 20, 64LL << 20, 60}, {32LL << 20, 8LL << 20, 60}};
+  // Diagnostics (shard/introspection.h). Microseconds; -1 logs nothing, 0 everything.
+  Tunable<int64_t> slowlog_log_slower_than = 10000;
+  Tunable<int64_t> slowlog_max_len = 128;
+  Tunable<int64_t> latency_monitor_threshold = 0;  // milliseconds; 0 = off
+  Tunable<int64_t> latency_tracking = 1;           // per-command latency histograms
+  // INFO latencystats' percentiles; under config_mu like every string.
+  std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
+  // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
+  std::map<std::string, std::string, std::less<>> accepted;
+
+  int EffectiveThreads() const;
+};
+
+// One row per setting: how CONFIG GET prints it and how a file line, a flag or CONFIG SET
+// sets it.
+struct ConfigParam {
+  std::string_view name;
+  std::function<std::string(const Config&)> get;
+  // Returns an empty string on success, else Redis's reason the value is bad.
+  std::function<std::string(Config&, std::string_view)> set;
+  // CONFIG SET may change it while the server runs.
+  bool runtime = true;
+};
+const std::vector<ConfigParam>& ConfigParams();
+
+// Parses `ringcache [file.conf] [--name value ...]`. On failure returns false with a
+// message in *error. `--help` sets *help.
+bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::string* error);
+// Applies redis.conf-syntax text (one directive per line, # comments, quoted values).
+bool ApplyConfigText(std::string_view text, Config* config, std::string* error);
+// The row for `name` (case-insensitive), or nullptr.
+const ConfigParam* FindConfigParam(std::string_view name);
+// CONFIG REWRITE (shard/config_rewrite.cc): rewrites config.config_file with the current
+// values. False with the OS's reason on failure.
+bool RewriteConfigFile(const Config& config, std::string* error);
+std::string UsageText();
+
+// Redis's "%f" with trailing zeros (and a bare '.') trimmed: 50 -> "50", 99.9 -> "99.9".
+std::string TrimmedDouble(double d);
+
+// Redis's memory units: 1k = 1000, 1kb = 1024, and so on.
+bool ParseMemory(std::string_view s, int64_t* out);
+
+}  // namespace rc

@@ -1,0 +1,57 @@
+#pragma once
+// Process-wide state every thread may read. Written only before the workers start,
+// except the atomics.
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "shard/server/config.h"
+#include "shard/server/introspection.h"
+#include "timers/clock.h"
+
+namespace rc {
+
+// The Redis version ringcache answers as (INFO, HELLO): the one whose replies it matches.
+inline constexpr std::string_view kRedisVersion = "7.0.15";
+
+class CommandTable;
+class ThreadPool;
+
+struct ServerState {
+  // Numeric settings are Tunables any thread reads freely; CONFIG GET and SET hold
+  // config_mu for everything else (strings).
+  Config config;
+  std::mutex config_mu;
+  const CommandTable* commands = nullptr;
+  const Clock* clock = &SystemClock::Instance();
+  int64_t start_unix_us = 0;
+  int64_t start_mono_ns = 0;
+  std::string run_id;
+  std::string executable;
+  int bound_port = 0;
+  std::atomic<uint64_t> next_client_id{1};
+  // Channel and pattern subscriptions of all clients: keyspace events are skipped
+  // entirely while it is zero.
+  std::atomic<int64_t> pubsub_subscriptions{0};
+  // Frees large values handed over by shard threads; outlives them. Null in tests that
+  // build shards without one: values are then freed inline.
+  ThreadPool* lazyfree = nullptr;
+  // SLOWLOG, LATENCY and CLIENT PAUSE state, shared by every thread.
+  Introspection introspect;
+
+  // Set once SHUTDOWN or a signal asked the server to stop.
+  std::atomic<bool> shutdown_requested{false};
+  // Installed by the network layer: wakes every reactor so it notices shutdown. Any thread.
+  std::function<void()> wake_all;
+
+  void RequestShutdown() {
+    shutdown_requested.store(true);
+    if (wake_all) wake_all();
+  }
+};
+
+}  // namespace rc
