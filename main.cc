@@ -9,7 +9,7 @@
 
 #include "core/log.h"
 #include "net/server.h"
-#include "shard/server/config.h"
+#include "shard/server/command_line.h"
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

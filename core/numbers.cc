@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/strings.h"
+
 namespace rc {
 namespace {
 
@@ -147,6 +149,42 @@ bool ParseScanCursor(std::string_view s, uint64_t* out) {
   errno = 0;
   *out = std::strtoull(buf.c_str(), &end, 10);
   return errno != ERANGE && end == buf.c_str() + buf.size();
+}
+
+std::string FormatTrimmedDouble(double d) {
+  char buf[64];
+  int n = std::snprintf(buf, sizeof(buf), "%f", d);
+  std::string s(buf, size_t(std::max(n, 0)));
+  if (s.find('.') != std::string::npos) {
+    while (!s.empty() && s.back() == '0') s.pop_back();
+    if (!s.empty() && s.back() == '.') s.pop_back();
+  }
+  return s;
+}
+
+bool ParseMemory(std::string_view s, int64_t* out) {
+  std::string lower = ToLower(s);
+  struct Unit {
+    const char* suffix;
+    int64_t mult;
+  };
+  static const Unit kUnits[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024LL << 20},
+                                {"k", 1000},  {"m", 1000000},      {"g", 1000000000},
+                                {"b", 1}};
+  int64_t mult = 1;
+  std::string_view digits = lower;
+  for (const auto& u : kUnits) {
+    std::string_view suf = u.suffix;
+    if (digits.size() > suf.size() && digits.substr(digits.size() - suf.size()) == suf) {
+      digits.remove_suffix(suf.size());
+      mult = u.mult;
+      break;
+    }
+  }
+  int64_t v;
+  if (!ParseInt64(digits, &v) || v < 0 || (mult > 1 && v > INT64_MAX / mult)) return false;
+  *out = v * mult;
+  return true;
 }
 
 }  // namespace rc

@@ -63,4 +63,12 @@ char* FormatDouble(double v, char* buf);
 // exponent, so 1e20 prints as "100000000000000000000"; infinities print as "inf"/"-inf".
 std::string FormatLongDouble(long double v);
 
+// Redis's "%f" with trailing zeros (and a bare '.') trimmed: 50 -> "50", 99.9 -> "99.9"
+// (latency-tracking-info-percentiles, INFO latencystats).
+std::string FormatTrimmedDouble(double d);
+
+// Redis's memory units (memtoull): 1k = 1000, 1kb = 1024, and so on, case-insensitive; a
+// bare number is bytes. Rejects negatives and overflow.
+bool ParseMemory(std::string_view s, int64_t* out);
+
 }  // namespace rc

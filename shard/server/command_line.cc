@@ -1,3 +1,5 @@
+#include "shard/server/command_line.h"
+
 // `ringcache [file.conf] [--name value ...]`, as redis-server takes them: the file first,
 // then flags override it.
 
@@ -5,7 +7,8 @@
 #include <sstream>
 
 #include "core/strings.h"
-#include "shard/server/config.h"
+#include "shard/server/config_file.h"
+#include "shard/server/config_params.h"
 
 namespace rc {
 

@@ -1,6 +1,7 @@
 #pragma once
-// Server settings: defaults, a redis.conf-syntax file, then command-line flags on top.
-// Names and units follow Redis so an existing redis.conf line means the same here.
+// The server's settings and their defaults. Names and units follow Redis, so an existing
+// redis.conf line means the same here. How each is read and printed: config_params.h;
+// the file: config_file.h; the command line: command_line.h.
 
 #include <atomic>
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 namespace rc {
@@ -93,37 +95,11 @@ struct Config {
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;
 
-  int EffectiveThreads() const;
+  int EffectiveThreads() const {
+    if (threads > 0) return threads;
+    unsigned n = std::thread::hardware_concurrency();
+    return n == 0 ? 1 : int(n);
+  }
 };
-
-// One row per setting: how CONFIG GET prints it and how a file line, a flag or CONFIG SET
-// sets it.
-struct ConfigParam {
-  std::string_view name;
-  std::function<std::string(const Config&)> get;
-  // Returns an empty string on success, else Redis's reason the value is bad.
-  std::function<std::string(Config&, std::string_view)> set;
-  // CONFIG SET may change it while the server runs.
-  bool runtime = true;
-};
-const std::vector<ConfigParam>& ConfigParams();
-
-// Parses `ringcache [file.conf] [--name value ...]`. On failure returns false with a
-// message in *error. `--help` sets *help.
-bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::string* error);
-// Applies redis.conf-syntax text (one directive per line, # comments, quoted values).
-bool ApplyConfigText(std::string_view text, Config* config, std::string* error);
-// The row for `name` (case-insensitive), or nullptr.
-const ConfigParam* FindConfigParam(std::string_view name);
-// CONFIG REWRITE (shard/config_rewrite.cc): rewrites config.config_file with the current
-// values. False with the OS's reason on failure.
-bool RewriteConfigFile(const Config& config, std::string* error);
-std::string UsageText();
-
-// Redis's "%f" with trailing zeros (and a bare '.') trimmed: 50 -> "50", 99.9 -> "99.9".
-std::string TrimmedDouble(double d);
-
-// Redis's memory units: 1k = 1000, 1kb = 1024, and so on.
-bool ParseMemory(std::string_view s, int64_t* out);
 
 }  // namespace rc

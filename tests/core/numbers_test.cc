@@ -389,5 +389,19 @@ TEST(ParseLongDouble, RejectsInputsOfMaxLongDoubleCharsOrMore) {
   EXPECT_FALSE(ParseLongDouble(std::string(kMaxLongDoubleInputChars - 1, '0') + "1", &v));
 }
 
+TEST(Numbers, MemoryUnits) {
+  int64_t v;
+  ASSERT_TRUE(ParseMemory("1k", &v));
+  EXPECT_EQ(v, 1000);
+  ASSERT_TRUE(ParseMemory("1KB", &v));
+  EXPECT_EQ(v, 1024);
+  ASSERT_TRUE(ParseMemory("512mb", &v));
+  EXPECT_EQ(v, 512LL << 20);
+  ASSERT_TRUE(ParseMemory("100", &v));
+  EXPECT_EQ(v, 100);
+  EXPECT_FALSE(ParseMemory("-1", &v));
+  EXPECT_FALSE(ParseMemory("lots", &v));
+}
+
 }  // namespace
 }  // namespace rc

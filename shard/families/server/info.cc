@@ -12,6 +12,7 @@
 #include <set>
 
 #include "absl/strings/str_format.h"
+#include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/command.h"
 #include "shard/command/command_stats.h"
@@ -193,7 +194,7 @@ void LatencyStatsSection(const Totals& t, const std::vector<std::string>& names,
     if (h == nullptr || h->total() == 0) continue;
     StrAppend(out, "latency_percentiles_usec_", names[i], ":");
     for (size_t p = 0; p < percentiles.size(); ++p) {
-      StrAppend(out, p ? "," : "", "p", TrimmedDouble(percentiles[p]), "=",
+      StrAppend(out, p ? "," : "", "p", FormatTrimmedDouble(percentiles[p]), "=",
                 absl::StrFormat("%.3f", double(h->Percentile(percentiles[p])) / 1000.0));
     }
     StrAppend(out, "\r\n");

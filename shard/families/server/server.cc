@@ -11,7 +11,8 @@
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/runtime/fanout.h"
-#include "shard/server/config.h"
+#include "shard/server/config_file.h"
+#include "shard/server/config_params.h"
 #include "shard/server/server_state.h"
 
 namespace rc {

@@ -1,6 +1,7 @@
-#include "shard/server/config.h"
-
 #include "gtest/gtest.h"
+#include "shard/server/command_line.h"
+#include "shard/server/config_file.h"
+#include "shard/server/config_params.h"
 
 namespace rc {
 namespace {
@@ -90,20 +91,6 @@ TEST(Config, IoEngineIsAStartupSetting) {
   ASSERT_NE(p, nullptr);
   EXPECT_FALSE(p->runtime);  // CONFIG SET refuses it
   EXPECT_EQ(p->get(c), "io_uring");
-}
-
-TEST(Config, MemoryUnits) {
-  int64_t v;
-  ASSERT_TRUE(ParseMemory("1k", &v));
-  EXPECT_EQ(v, 1000);
-  ASSERT_TRUE(ParseMemory("1KB", &v));
-  EXPECT_EQ(v, 1024);
-  ASSERT_TRUE(ParseMemory("512mb", &v));
-  EXPECT_EQ(v, 512LL << 20);
-  ASSERT_TRUE(ParseMemory("100", &v));
-  EXPECT_EQ(v, 100);
-  EXPECT_FALSE(ParseMemory("-1", &v));
-  EXPECT_FALSE(ParseMemory("lots", &v));
 }
 
 }  // namespace

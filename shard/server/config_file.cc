@@ -1,7 +1,10 @@
-// CONFIG REWRITE: the config file the server started from, brought up to date with
-// every setting's current value, as Redis rewrites it: comments and unknown lines stay
-// where they are, a directive's first line gets its current value and later repeats
-// go, and settings that differ from their defaults but are not in the file are appended.
+// Reading the config file, and CONFIG REWRITE: the file the server started from, brought
+// up to date with every setting's current value, as Redis rewrites it: comments and
+// unknown lines stay where they are, a directive's first line gets its current value and
+// later repeats go, and settings that differ from their defaults but are not in the file
+// are appended.
+
+#include "shard/server/config_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -14,7 +17,7 @@
 
 #include "core/split_args.h"
 #include "core/strings.h"
-#include "shard/server/config.h"
+#include "shard/server/config_params.h"
 
 namespace rc {
 
@@ -115,6 +118,43 @@ bool RewriteConfigFile(const Config& config, std::string* error) {
     *error = std::strerror(errno);
     std::remove(tmp.c_str());
     return false;
+  }
+  return true;
+}
+
+bool ApplyConfigText(std::string_view text, Config* config, std::string* error) {
+  int lineno = 0;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(start, end - start);
+    start = end + 1;
+    ++lineno;
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
+      line.remove_suffix(1);
+    }
+    if (line.empty() || line[0] == '#') continue;
+    auto args = SplitArgs(line);
+    if (!args) {
+      *error = StrCat("line ", lineno, ": unbalanced quotes");
+      return false;
+    }
+    if (args->empty()) continue;
+    const ConfigParam* p = FindConfigParam((*args)[0]);
+    if (p == nullptr) {
+      // A redis.conf carries many directives for features ringcache lacks; loading it
+      // must still work, so unknown ones are skipped rather than fatal.
+      continue;
+    }
+    std::string value;
+    for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
+    std::string why = p->set(*config, value);
+    if (!why.empty()) {
+      *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);
+      return false;
+    }
   }
   return true;
 }

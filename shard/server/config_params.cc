@@ -1,8 +1,7 @@
-#include "shard/server/config.h"
+#include "shard/server/config_params.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <thread>
 
 #include "core/numbers.h"
 #include "core/split_args.h"
@@ -191,7 +190,7 @@ std::vector<ConfigParam> MakeParams() {
                [](const Config& c) {
                  std::string out;
                  for (double d : c.latency_tracking_info_percentiles) {
-                   StrAppend(&out, out.empty() ? "" : " ", TrimmedDouble(d));
+                   StrAppend(&out, out.empty() ? "" : " ", FormatTrimmedDouble(d));
                  }
                  return out;
                },
@@ -265,23 +264,6 @@ std::vector<ConfigParam> MakeParams() {
 
 }  // namespace
 
-std::string TrimmedDouble(double d) {
-  char buf[64];
-  int n = std::snprintf(buf, sizeof(buf), "%f", d);
-  std::string s(buf, size_t(std::max(n, 0)));
-  if (s.find('.') != std::string::npos) {
-    while (!s.empty() && s.back() == '0') s.pop_back();
-    if (!s.empty() && s.back() == '.') s.pop_back();
-  }
-  return s;
-}
-
-int Config::EffectiveThreads() const {
-  if (threads > 0) return threads;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : int(n);
-}
-
 const ConfigParam* FindConfigParam(std::string_view name) {
   for (const auto& p : ConfigParams()) {
     if (EqualsIgnoreCase(p.name, name)) return &p;
@@ -292,68 +274,6 @@ const ConfigParam* FindConfigParam(std::string_view name) {
 const std::vector<ConfigParam>& ConfigParams() {
   static const std::vector<ConfigParam> params = MakeParams();
   return params;
-}
-
-bool ParseMemory(std::string_view s, int64_t* out) {
-  std::string lower = ToLower(s);
-  struct Unit {
-    const char* suffix;
-    int64_t mult;
-  };
-  static const Unit kUnits[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024LL << 20},
-                                {"k", 1000},  {"m", 1000000},      {"g", 1000000000},
-                                {"b", 1}};
-  int64_t mult = 1;
-  std::string_view digits = lower;
-  for (const auto& u : kUnits) {
-    std::string_view suf = u.suffix;
-    if (digits.size() > suf.size() && digits.substr(digits.size() - suf.size()) == suf) {
-      digits.remove_suffix(suf.size());
-      mult = u.mult;
-      break;
-    }
-  }
-  int64_t v;
-  if (!ParseInt64(digits, &v) || v < 0 || (mult > 1 && v > INT64_MAX / mult)) return false;
-  *out = v * mult;
-  return true;
-}
-
-bool ApplyConfigText(std::string_view text, Config* config, std::string* error) {
-  int lineno = 0;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    if (end == std::string_view::npos) end = text.size();
-    std::string_view line = text.substr(start, end - start);
-    start = end + 1;
-    ++lineno;
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    while (!line.empty() && (line.back() == ' ' || line.back() == '\t' || line.back() == '\r')) {
-      line.remove_suffix(1);
-    }
-    if (line.empty() || line[0] == '#') continue;
-    auto args = SplitArgs(line);
-    if (!args) {
-      *error = StrCat("line ", lineno, ": unbalanced quotes");
-      return false;
-    }
-    if (args->empty()) continue;
-    const ConfigParam* p = FindConfigParam((*args)[0]);
-    if (p == nullptr) {
-      // A redis.conf carries many directives for features ringcache lacks; loading it
-      // must still work, so unknown ones are skipped rather than fatal.
-      continue;
-    }
-    std::string value;
-    for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
-    std::string why = p->set(*config, value);
-    if (!why.empty()) {
-      *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);
-      return false;
-    }
-  }
-  return true;
 }
 
 }  // namespace rc
