@@ -7,12 +7,10 @@
 #include <cstring>
 #include <new>
 
-#include "core/zset.h"
-
 namespace rc {
 
 void EntryDeleter::operator()(Entry* e) const {
-  if (e->type() == ValueType::kZSet) delete e->zset();
+  if (e->type() != ValueType::kString) e->TakeValue().Reset();
   e->~Entry();
   std::free(e);
 }
@@ -41,30 +39,31 @@ EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t 
   return EntryPtr(e);
 }
 
-EntryPtr Entry::MakeZSet(std::string_view key, std::unique_ptr<ZSet> z, bool with_ttl) {
-  ZSet* raw = z.release();
-  EntryPtr e = MakeString(key, std::string_view(reinterpret_cast<const char*>(&raw), sizeof raw),
-                          0, with_ttl);
-  e->meta_ = uint8_t((e->meta_ & ~kTypeMask) | uint8_t(ValueType::kZSet));
+EntryPtr Entry::MakeValue(std::string_view key, Value v, bool with_ttl) {
+  const ValueType type = v.type();
+  void* raw = v.Release();
+  EntryPtr e = MakeString(key, std::string_view(reinterpret_cast<const char*>(&raw), sizeof raw), 0,
+                          with_ttl);
+  e->meta_ = uint8_t((e->meta_ & ~kTypeMask) | uint8_t(type));
   return e;
 }
 
-ZSet* Entry::zset() const {
-  ZSet* z;
-  std::memcpy(&z, Data() + KeyLen(), sizeof z);
-  return z;
+void* Entry::object() const {
+  void* obj;
+  std::memcpy(&obj, Data() + KeyLen(), sizeof obj);
+  return obj;
 }
 
-std::unique_ptr<ZSet> Entry::TakeZSet() {
-  std::unique_ptr<ZSet> z(zset());
-  ZSet* none = nullptr;
+Value Entry::TakeValue() {
+  Value v = Value::Adopt(type(), object());
+  void* none = nullptr;
   std::memcpy(Data() + KeyLen(), &none, sizeof none);
-  return z;
+  return v;
 }
 
 EntryPtr Entry::Remake(Entry& e, std::string_view key, bool with_ttl, size_t capacity) {
-  EntryPtr out = e.type() == ValueType::kZSet ? MakeZSet(key, e.TakeZSet(), with_ttl)
-                                              : MakeString(key, e.str(), capacity, with_ttl);
+  EntryPtr out = e.type() != ValueType::kString ? MakeValue(key, e.TakeValue(), with_ttl)
+                                                : MakeString(key, e.str(), capacity, with_ttl);
   if (with_ttl && e.has_ttl()) {
     out->set_deadline(e.deadline());
     out->set_heap_index(e.heap_index());
@@ -124,8 +123,6 @@ size_t Entry::StrCapacity() const {
 
 void Entry::SetStrLen(size_t len) { SetLens(KeyLen(), len); }
 
-size_t Entry::AllocatedBytes() const {
-  return malloc_usable_size(const_cast<Entry*>(this));
-}
+size_t Entry::AllocatedBytes() const { return malloc_usable_size(const_cast<Entry*>(this)); }
 
 }  // namespace rc

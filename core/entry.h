@@ -5,35 +5,25 @@
 //
 // Lengths take one byte each when both fit (the common cache key/value), four bytes each
 // otherwise. The TTL fields exist only in entries that have a TTL (meta bit kTtl), so a
-// key without one pays nothing for expiry; adding or removing a TTL reallocates the entry. A 12-byte key with a 32-byte value needs 55 bytes, which glibc serves from a
-// 64-byte chunk; a separate key or value allocation would cost 32+ bytes more per key
-// (measured in docs/PERFORMANCE.md). The hash is not stored: the table recomputes it on
-// the rare migration instead of paying 8 bytes per key forever.
+// key without one pays nothing for expiry; adding or removing a TTL reallocates the entry. A
+// 12-byte key with a 32-byte value needs 55 bytes, which glibc serves from a 64-byte chunk; a
+// separate key or value allocation would cost 32+ bytes more per key (measured in
+// docs/PERFORMANCE.md). The hash is not stored: the table recomputes it on the rare migration
+// instead of paying 8 bytes per key forever.
 //
-// Strings live inline. A sorted set's entry holds an owning `ZSet*` in its 8 value bytes;
-// the set's own memory is counted by its shard, not by AllocatedBytes().
+// Strings live inline. Any other type's entry holds an owning pointer to its object in its
+// 8 value bytes (core/value.h); the object's memory is counted by its shard, not by
+// AllocatedBytes().
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string_view>
 
+#include "core/value.h"
+
 namespace rc {
-
-class ZSet;
-
-enum class ValueType : uint8_t { kString = 0, kZSet = 1 };
-
-// What TYPE replies and SCAN's TYPE option matches.
-inline std::string_view TypeName(ValueType t) {
-  switch (t) {
-    case ValueType::kString:
-      return "string";
-    case ValueType::kZSet:
-      return "zset";
-  }
-  return "none";
-}
 
 class Entry;
 struct EntryDeleter {
@@ -46,11 +36,11 @@ class Entry {
   // `capacity` reserves room for the value to grow in place (APPEND, SETRANGE).
   static EntryPtr MakeString(std::string_view key, std::string_view value, size_t capacity = 0,
                              bool with_ttl = false);
-  // An entry owning `z`.
-  static EntryPtr MakeZSet(std::string_view key, std::unique_ptr<ZSet> z, bool with_ttl = false);
+  // An entry owning `v`'s object.
+  static EntryPtr MakeValue(std::string_view key, Value v, bool with_ttl = false);
   // `e`'s value under `key` (RENAME) with or without the TTL fields; the deadline and heap
-  // index are copied when both have them. A string is copied; a sorted set moves to the
-  // new entry (`e` is left owning none).
+  // index are copied when both have them. A string is copied; an object moves to the new
+  // entry (`e` is left owning none).
   static EntryPtr Remake(Entry& e, std::string_view key, bool with_ttl, size_t capacity = 0);
   // Remake under the same key (adding or removing the TTL fields, growing a string).
   static EntryPtr Reshape(Entry& e, bool with_ttl, size_t capacity = 0) {
@@ -61,9 +51,15 @@ class Entry {
   ValueType type() const { return ValueType(meta_ & kTypeMask); }
 
   std::string_view str() const { return {Data() + KeyLen(), ValueLen()}; }
-  // The sorted set of a kZSet entry; nullptr once taken.
-  ZSet* zset() const;
-  std::unique_ptr<ZSet> TakeZSet();
+  // The object of a non-string entry; nullptr once taken.
+  void* object() const;
+  template <ValueObject T>
+  T* object() const {
+    assert(type() == ValueTraits<T>::kType);
+    return static_cast<T*>(object());
+  }
+  // Hands the object over, leaving the entry owning none.
+  Value TakeValue();
   // The largest value this allocation holds without moving.
   size_t StrCapacity() const;
   // Rewrites the value in place: `len` must be ≤ StrCapacity(); bytes are the caller's

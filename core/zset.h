@@ -98,6 +98,11 @@ class ZSet {
 
   // Bytes the allocator holds for this set (INFO used_memory, MEMORY USAGE).
   size_t MemoryBytes() const;
+  // OBJECT ENCODING in Redis's words: a compact set is what Redis keeps as a listpack.
+  std::string_view Encoding() const { return compact() ? "listpack" : "skiplist"; }
+  // Blocks freed when the set is destroyed: a compact set is one, as Redis's
+  // lazyfreeGetFreeEffort counts a listpack.
+  size_t FreeEffort() const { return compact() ? 1 : size(); }
   // Aborts with a message if counts, order or the index disagree.
   void Verify() const;
 

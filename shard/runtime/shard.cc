@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/zset.h"
 #include "shard/server/server_state.h"
 #include "threadpool/thread_pool.h"
 
@@ -111,54 +110,52 @@ bool Shard::Delete(std::string_view key) {
 }
 
 void Shard::ReleaseValue(Entry* e) {
-  if (e->type() != ValueType::kZSet || e->zset() == nullptr) return;
-  std::unique_ptr<ZSet> z = e->TakeZSet();
-  zset_bytes_ -= z->MemoryBytes();
-  Dispose(std::move(z));
+  if (e->type() == ValueType::kString || e->object() == nullptr) return;
+  value_bytes_ -= ValueBytes(*e);
+  Dispose(e->TakeValue());
 }
 
-void Shard::Dispose(std::unique_ptr<ZSet> z) {
+void Shard::Dispose(Value v) {
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
-  // A compact set is one block: freeing it inline is cheaper than handing it over (Redis
-  // frees a listpack inline too, whatever its length).
-  if (pool == nullptr || z->compact() || int64_t(z->size()) <= server_->config.lazyfree_threshold) {
-    return;
-  }
+  // Handing a value over costs more than freeing a few blocks inline (Redis frees a
+  // listpack inline too, whatever its length).
+  if (pool == nullptr || int64_t(v.FreeEffort()) <= server_->config.lazyfree_threshold) return;
   ++stats_.lazyfree_submitted;
-  // From here the set is unreachable from any shard; the pool thread only destroys it.
-  pool->Submit([z = std::move(z)]() mutable { z.reset(); });
+  // From here the value is unreachable from any shard; the pool thread only destroys it.
+  pool->Submit([v = std::move(v)]() mutable { v.Reset(); });
 }
 
-Entry* Shard::AddZSet(std::string_view key) {
+Entry* Shard::Add(std::string_view key, Value v) {
   RC_DCHECK_OWNER(thread_check_);
   KeyModified(key);
-  Entry* e = Link(Entry::MakeZSet(key, std::make_unique<ZSet>()));
-  zset_bytes_ += e->zset()->MemoryBytes();
+  Entry* e = Link(Entry::MakeValue(key, std::move(v)));
+  value_bytes_ += ValueBytes(*e);
   return e;
 }
 
-bool Shard::ZSetChanged(Entry* e, size_t bytes_before) {
+void Shard::Store(std::string_view key, Value v) {
   RC_DCHECK_OWNER(thread_check_);
-  KeyModified(e->key());
-  zset_bytes_ = zset_bytes_ + e->zset()->MemoryBytes() - bytes_before;
-  if (e->zset()->size() > 0) return true;
-  ReleaseValue(e);
-  Unlink(e);
-  return false;
-}
-
-void Shard::StoreZSet(std::string_view key, std::unique_ptr<ZSet> z) {
-  RC_DCHECK_OWNER(thread_check_);
-  if (z->size() == 0) {
+  if (v.empty()) {
     Delete(key);
     return;
   }
   KeyModified(key);
-  size_t bytes = z->MemoryBytes();
-  EntryPtr fresh = Entry::MakeZSet(key, std::move(z));
+  EntryPtr fresh = Entry::MakeValue(key, std::move(v));
+  value_bytes_ += ValueBytes(*fresh);
   Entry* old = Find(key);
   old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
-  zset_bytes_ += bytes;
+}
+
+bool ValueUpdate::Finish() {
+  if (e_ == nullptr) return exists_;
+  Entry* e = std::exchange(e_, nullptr);
+  RC_DCHECK_OWNER(shard_.thread_check_);
+  if (modified_) shard_.KeyModified(e->key());
+  shard_.value_bytes_ = shard_.value_bytes_ + ValueBytes(*e) - bytes_before_;
+  if (!ValueEmpty(*e)) return exists_;
+  shard_.ReleaseValue(e);
+  shard_.Unlink(e);
+  return exists_ = false;
 }
 
 EntryPtr Shard::Take(std::string_view key) {
@@ -166,7 +163,7 @@ EntryPtr Shard::Take(std::string_view key) {
   Entry* e = Find(key);
   if (e == nullptr) return nullptr;
   KeyModified(key);
-  if (e->type() == ValueType::kZSet) zset_bytes_ -= e->zset()->MemoryBytes();
+  value_bytes_ -= ValueBytes(*e);
   return Unlink(e);
 }
 
@@ -174,7 +171,7 @@ void Shard::Put(std::string_view key, EntryPtr moved) {
   RC_DCHECK_OWNER(thread_check_);
   KeyModified(key);
   EntryPtr fresh = Entry::Remake(*moved, key, moved->has_ttl());
-  if (fresh->type() == ValueType::kZSet) zset_bytes_ += fresh->zset()->MemoryBytes();
+  value_bytes_ += ValueBytes(*fresh);
   Entry* old = Find(key);
   old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
 }
@@ -210,16 +207,16 @@ void Shard::Flush(bool async) {
     watched_.TouchExisting([this](std::string_view key) { return Find(key) != nullptr; });
   }
   ttl_.Clear();
-  zset_bytes_ = 0;
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
   if (async && pool != nullptr && table_.size() > 0) {
+    value_bytes_ = 0;
     ++stats_.lazyfree_submitted;
     auto whole = std::make_unique<EntryTable>(std::move(table_));
     pool->Submit([whole = std::move(whole)]() mutable { whole.reset(); });
     return;
   }
-  // Synchronous, as Redis's FLUSHALL SYNC, except that large sorted sets still leave
-  // through the pool.
+  // Synchronous, as Redis's FLUSHALL SYNC, except that large values still leave through
+  // the pool. Each release takes its bytes off value_bytes_, which ends at zero.
   table_.ForEach([this](const Entry* e) { ReleaseValue(const_cast<Entry*>(e)); });
   table_.Clear();
 }

@@ -1,7 +1,13 @@
 #pragma once
 // One worker thread's slice of the keyspace: its table, its TTL heap, its counters.
-// Nothing here is locked: only the owning thread may call any method (DCHECKed through
-// OwnerCheck in debug builds).
+// Nothing here is locked: only the owning thread may call any method (RC_DCHECK_OWNER
+// through ThreadCheck in debug builds).
+//
+// Values. Shard names no type: a string lives in its entry, any other value is an object
+// that the value layer describes (core/value.h). Commands create one with Add or Store and
+// change it in place inside a ValueUpdate, which keeps the shard's byte count exact and
+// deletes a value left empty. A value leaves by its type's free effort: freed inline, or
+// handed to the lazyfree pool once unlinked.
 //
 // Expiry. Every lookup checks the key's deadline first and deletes an expired key before
 // answering (lazy). The reactor also calls ExpireDue() every loop turn with a work bound,
@@ -49,6 +55,8 @@ class ExpiryListener {
   virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
 };
 
+class ValueUpdate;
+
 class Shard {
  public:
   Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server)
@@ -85,19 +93,16 @@ class Shard {
   // so the shard answers at once; large sorted sets go there in either case.
   void Flush(bool async = false);
 
-  // Sorted sets (the commands are shard/cmd_zset_*.cc).
-  // Creates an empty sorted set under `key`, which must be absent; no TTL.
-  Entry* AddZSet(std::string_view key);
-  // After a command changed e->zset()'s members: accounts the set's memory and deletes the
-  // key once the set is empty (Redis never keeps an empty one). `bytes_before` is the
-  // set's MemoryBytes() before the change. Returns false when it deleted the key.
-  bool ZSetChanged(Entry* e, size_t bytes_before);
-  // Replaces whatever `key` holds by `z`, without a TTL; an empty `z` deletes the key.
-  void StoreZSet(std::string_view key, std::unique_ptr<ZSet> z);
+  // Values of every type but string (core/value.h), type-agnostic.
+  // Links `v` under `key`, which must be absent; no TTL. Returns the entry.
+  Entry* Add(std::string_view key, Value v);
+  // Replaces whatever `key` holds by `v`, without a TTL; an empty `v` deletes the key.
+  void Store(std::string_view key, Value v);
 
   // Moving a key (RENAME): Take unlinks the key's entry, value and TTL, and hands it over
   // (nullptr if absent); Put stores such an entry's value and TTL under `key`,
   // overwriting what is there. The entry may travel to another shard's thread between.
+  // Its object moves with it: neither copies the value.
   EntryPtr Take(std::string_view key);
   void Put(std::string_view key, EntryPtr moved);
 
@@ -113,7 +118,7 @@ class Shard {
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }
   // Allocator bytes of entries, buckets and the TTL heap.
-  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes() + zset_bytes_; }
+  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes() + value_bytes_; }
   ShardStats& stats() { return stats_; }
   // Counters of the thread that owns this shard (connections, commands, bytes).
   ThreadStats& thread_stats() { return *thread_stats_; }
@@ -142,6 +147,7 @@ class Shard {
   void VerifyTtl() const;
 
  private:
+  friend class ValueUpdate;
   struct HeapTraits {
     static int64_t Deadline(Entry* const& e) { return e->deadline(); }
     static void SetIndex(Entry* const& e, uint32_t i) { e->set_heap_index(i); }
@@ -153,10 +159,10 @@ class Shard {
   EntryPtr Unlink(Entry* e);
   Entry* Swap(Entry* old_entry, EntryPtr fresh);
   void ExpireEntry(Entry* e);
-  // Takes a sorted set out of `e` (about to be freed) and frees it: inline when small,
-  // else on the lazyfree pool, so a million-member set never stalls this thread.
+  // Takes the object out of `e` (about to be freed) and frees it: inline when small, else
+  // on the lazyfree pool, so a million-member set never stalls this thread.
   void ReleaseValue(Entry* e);
-  void Dispose(std::unique_ptr<ZSet> z);
+  void Dispose(Value v);
 
   uint32_t id_;
   ThreadStats* thread_stats_;
@@ -170,8 +176,38 @@ class Shard {
   PubSub pubsub_;
   WatchedKeys watched_;
   ExpiryListener* expiry_listener_ = nullptr;
-  size_t zset_bytes_ = 0;  // MemoryBytes() of every sorted set in the table
+  size_t value_bytes_ = 0;  // ValueBytes() of every entry in the table
   ThreadCheck thread_check_;
+};
+
+// One in-place change of a key's object (ZADD, ZREM, ...), as Dragonfly's
+// DbSlice::AutoUpdater: when it ends, the shard's memory count follows the object's new
+// size, WATCH hears the key changed, and a value the change left empty is deleted with
+// its key (Redis never keeps an empty collection). Handlers never count bytes themselves.
+// Owner thread only; nothing else may unlink the key while the update is open.
+class ValueUpdate {
+ public:
+  ValueUpdate(Shard& shard, Entry* e) : shard_(shard), e_(e), bytes_before_(ValueBytes(*e)) {}
+  ~ValueUpdate() { Finish(); }
+  ValueUpdate(const ValueUpdate&) = delete;
+  ValueUpdate& operator=(const ValueUpdate&) = delete;
+
+  template <ValueObject T>
+  T& get() const {
+    return *e_->object<T>();
+  }
+  // The command changed nothing after all: WATCH is not told (Redis signals only real
+  // writes). Memory and emptiness are still checked.
+  void NothingChanged() { modified_ = false; }
+  // Ends the update now rather than at scope exit. Returns whether the key still exists.
+  bool Finish();
+
+ private:
+  Shard& shard_;
+  Entry* e_;  // nullptr once finished
+  size_t bytes_before_;
+  bool modified_ = true;
+  bool exists_ = true;
 };
 
 }  // namespace rc

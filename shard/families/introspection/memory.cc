@@ -10,7 +10,6 @@
 
 #include "core/entry.h"
 #include "core/strings.h"
-#include "core/zset.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
@@ -23,8 +22,8 @@ namespace rc {
 
 namespace {
 
-// Owner shard: MEMORY USAGE key [SAMPLES n]. SAMPLES is validated and ignored: a sorted
-// set's bytes are counted exactly as members come and go (Shard::ZSetChanged).
+// Owner shard: MEMORY USAGE key [SAMPLES n]. SAMPLES is validated and ignored: a value's
+// bytes are counted exactly as its elements come and go (ValueUpdate).
 void Usage(ShardCmd& cmd) {
   ArgParser p(cmd.args, 3);
   while (p.HasNext()) {
@@ -37,9 +36,8 @@ void Usage(ShardCmd& cmd) {
   if (!p.ok()) return cmd.reply.Error(p.error());
   Entry* e = cmd.shard.Find(cmd.args[2]);
   if (e == nullptr) return cmd.reply.NullBulk();
-  // The entry's allocation, its bucket slot in the table, and the set it owns.
-  size_t bytes = e->AllocatedBytes() + sizeof(Entry*);
-  if (e->type() == ValueType::kZSet && e->zset() != nullptr) bytes += e->zset()->MemoryBytes();
+  // The entry's allocation, its bucket slot in the table, and the object it owns.
+  size_t bytes = e->AllocatedBytes() + sizeof(Entry*) + ValueBytes(*e);
   cmd.reply.Integer(int64_t(bytes));
 }
 

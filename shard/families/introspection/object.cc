@@ -1,10 +1,10 @@
 // OBJECT ENCODING / FREQ / IDLETIME / REFCOUNT / HELP. Runs on the key's shard. ringcache
 // stores values its own way, so ENCODING answers what Redis would report for the same
-// value (clients and test suites branch on it); see docs/ARCHITECTURE.md.
+// value (clients and test suites branch on it): each type says how in core/value.h.
 
 #include "core/entry.h"
+#include "core/numbers.h"
 #include "core/strings.h"
-#include "core/zset.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard.h"
 
@@ -12,53 +12,16 @@ namespace rc {
 
 namespace {
 
-// Redis's string2l: what a string must look like to be stored as a shared or int object
-// (no sign but '-', no leading zeros, no "-0", fits a long).
-bool RedisInteger(std::string_view s, int64_t* out) {
-  if (s.empty() || s.size() > 20) return false;
-  size_t i = s[0] == '-' ? 1 : 0;
-  if (i == s.size()) return false;
-  if (s[i] == '0') {
-    if (s.size() != 1) return false;  // "0" alone; not "01" nor "-0"
-    *out = 0;
-    return true;
-  }
-  uint64_t v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    if (v > (UINT64_MAX - 9) / 10) return false;
-    v = v * 10 + uint64_t(s[i] - '0');
-  }
-  bool neg = s[0] == '-';
-  if (neg ? v > uint64_t(INT64_MAX) + 1 : v > uint64_t(INT64_MAX)) return false;
-  *out = neg ? int64_t(0 - v) : int64_t(v);
-  return true;
-}
-
-// Redis 7.0's encodings: strings int / embstr (≤ 44 bytes) / raw; sorted sets listpack
-// while ≤ 128 members of ≤ 64 bytes (zset-max-listpack-*), else skiplist, which ZSet
-// mirrors with its compact encoding (kept as skiplist after a shrink, as in Redis).
-// APPEND/SETRANGE make a Redis string raw; ringcache judges a string as it is now.
-std::string_view Encoding(const Entry& e) {
-  if (e.type() == ValueType::kZSet) {
-    const ZSet* z = e.zset();
-    return z != nullptr && z->compact() ? "listpack" : "skiplist";
-  }
-  int64_t v;
-  if (RedisInteger(e.str(), &v)) return "int";
-  return e.str().size() <= 44 ? "embstr" : "raw";
-}
-
 void Object(ShardCmd& cmd) {
   std::string sub = ToLower(cmd.args[1]);
   Entry* e = cmd.shard.Find(cmd.args[2]);
   if (e == nullptr) return cmd.reply.NullBulk();
-  if (sub == "encoding") return cmd.reply.Bulk(Encoding(*e));
+  if (sub == "encoding") return cmd.reply.Bulk(EncodingOf(*e));
   if (sub == "refcount") {
     // Redis shares the objects of the integers 0..9999 (OBJ_SHARED_REFCOUNT).
     int64_t v;
     bool shared =
-        e->type() != ValueType::kZSet && RedisInteger(e->str(), &v) && v >= 0 && v < 10000;
+        e->type() == ValueType::kString && ParseInt64(e->str(), &v) && v >= 0 && v < 10000;
     return cmd.reply.Integer(shared ? INT32_MAX : 1);
   }
   if (sub == "idletime") {

@@ -10,6 +10,7 @@
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/families/string/set_options.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
@@ -19,22 +20,9 @@ namespace rc {
 
 namespace {
 
-// Finds a string key for reading. Returns false (having replied WRONGTYPE) when the key
-// holds another type; *out is nullptr when the key is missing.
-bool FindString(Shard& shard, std::string_view key, ReplyBuilder& reply, Entry** out,
-                bool count_hit = true) {
-  Entry* e = count_hit ? shard.FindForRead(key) : shard.Find(key);
-  if (e != nullptr && e->type() != ValueType::kString) {
-    reply.Error(err::kWrongType);
-    return false;
-  }
-  *out = e;
-  return true;
-}
-
 void Get(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.NullBulk();
   cmd.reply.Bulk(e->str());
 }
@@ -78,7 +66,7 @@ void SetNx(ShardCmd& cmd) {
 
 void GetSet(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) {
     cmd.reply.NullBulk();
   } else {
@@ -89,7 +77,7 @@ void GetSet(ShardCmd& cmd) {
 
 void GetDel(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.NullBulk();
   cmd.reply.Bulk(e->str());
   cmd.shard.Delete(cmd.args[1]);
@@ -97,13 +85,13 @@ void GetDel(ShardCmd& cmd) {
 
 void Strlen(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->str().size()));
 }
 
 void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kWrite, cmd.reply, &e)) return;
   int64_t cur = 0;
   if (e != nullptr && !ParseInt64(e->str(), &cur)) return cmd.reply.Error(err::kNotInteger);
   if ((delta < 0 && cur < 0 && delta < INT64_MIN - cur) ||
@@ -136,7 +124,7 @@ void DecrBy(ShardCmd& cmd) {
 
 void IncrByFloat(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kWrite, cmd.reply, &e)) return;
   long double cur = 0, incr;
   if (e != nullptr && !ParseLongDouble(e->str(), &cur)) return cmd.reply.Error(err::kNotFloat);
   if (!ParseLongDouble(cmd.args[2], &incr)) return cmd.reply.Error(err::kNotFloat);
@@ -165,7 +153,7 @@ Entry* EnsureCapacity(Shard& shard, Entry* e, size_t len) {
 
 void Append(ShardCmd& cmd) {
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kWrite, cmd.reply, &e)) return;
   std::string_view tail = cmd.args[2];
   if (e == nullptr) {
     cmd.shard.SetString(cmd.args[1], tail);
@@ -186,7 +174,7 @@ void GetRange(ShardCmd& cmd) {
     return cmd.reply.Error(err::kNotInteger);
   }
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Bulk("");
   std::string_view s = e->str();
   int64_t len = int64_t(s.size());
@@ -206,7 +194,7 @@ void SetRange(ShardCmd& cmd) {
   if (offset < 0) return cmd.reply.Error(err::kOffsetRange);
   std::string_view value = cmd.args[3];
   Entry* e;
-  if (!FindString(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr) {
     // An empty write to a missing key creates nothing.
     if (value.empty()) return cmd.reply.Integer(0);

@@ -53,16 +53,6 @@ std::string ListpackScore(double d) {
   return FormatDouble(d);
 }
 
-bool FindZSet(Shard& shard, std::string_view key, ReplyBuilder& reply, Entry** out, bool read) {
-  Entry* e = read ? shard.FindForRead(key) : shard.Find(key);
-  if (e != nullptr && e->type() != ValueType::kZSet) {
-    reply.Error(err::kWrongType);
-    return false;
-  }
-  *out = e;
-  return true;
-}
-
 bool ClampRanks(int64_t start, int64_t end, size_t len, size_t* first, size_t* last) {
   const auto n = int64_t(len);
   if (start < 0) start += n;

@@ -62,10 +62,6 @@ inline void ReplyScored(ReplyBuilder& reply, std::string_view member, double sco
 // integral (|d| <= LLONG_MAX/2), else "%.17g".
 std::string ListpackScore(double d);
 
-// The key's sorted set. Returns false (having replied WRONGTYPE) for another type;
-// *out is nullptr when the key is missing. `read` counts a keyspace hit or miss.
-bool FindZSet(Shard& shard, std::string_view key, ReplyBuilder& reply, Entry** out, bool read);
-
 // Redis's index clamping for rank ranges (ZRANGE, ZREMRANGEBYRANK): false when empty,
 // else the inclusive [*first, *last] within [0, len).
 bool ClampRanks(int64_t start, int64_t end, size_t len, size_t* first, size_t* last);

@@ -23,6 +23,7 @@
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/families/zset/zset_setops.h"
 #include "shard/runtime/fanout.h"
@@ -66,7 +67,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
               continue;
             }
             reads[k].exists = true;
-            reads[k].members = (*ex)(*e->zset());
+            reads[k].members = (*ex)(*e->object<ZSet>());
           }
           if (!store) ReleaseOn(shard, *locks, gi);
           return reads;
@@ -95,9 +96,9 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
               [=](Shard& shard, size_t gi) {
                 // Items are in argument order within a group: item 0 leads its group.
                 if (outcome->error.empty() && groups->items[gi][0] == 0) {
-                  shard.StoreZSet(
-                      groups->args[gi][0],
-                      BuildZSet(outcome->members, outcome->incremental, outcome->known_length));
+                  shard.Store(groups->args[gi][0],
+                              Value(BuildZSet(outcome->members, outcome->incremental,
+                                              outcome->known_length)));
                 }
                 ReleaseOn(shard, *locks, gi);
                 return true;
@@ -124,10 +125,10 @@ void ZRangeStore(ShardCmd& cmd) {
   std::string error;
   if (!ParseRangeQuery(cmd.args, 2, true, &q, &error)) return cmd.reply.Error(error);
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[2], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[2], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   ScoredMembers members;
-  if (e != nullptr) members = CopyRange(*e->zset(), PlanRange(*e->zset(), q));
-  cmd.shard.StoreZSet(cmd.args[1], BuildZSet(members, true, KnownLength(q, members)));
+  if (e != nullptr) members = CopyRange(*e->object<ZSet>(), PlanRange(*e->object<ZSet>(), q));
+  cmd.shard.Store(cmd.args[1], Value(BuildZSet(members, true, KnownLength(q, members))));
   cmd.reply.Integer(int64_t(members.size()));
 }
 

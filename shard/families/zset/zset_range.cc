@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/shard.h"
 
@@ -22,9 +23,9 @@ void ZRangeGeneric(ShardCmd& cmd, Type type, bool rev, bool fixed_dir) {
   std::string error;
   if (!ParseRangeQuery(cmd.args, 1, false, &q, &error)) return cmd.reply.Error(error);
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.ArrayLen(0);
-  const ZSet& z = *e->zset();
+  const ZSet& z = *e->object<ZSet>();
   RankWalk w = PlanRange(z, q);
   ScoredLen(cmd.reply, w.count, q.withscores);
   Walk(z, w, [&](std::string_view m, double s) { ReplyScored(cmd.reply, m, s, q.withscores); });

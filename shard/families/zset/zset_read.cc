@@ -14,6 +14,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/errors.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/shard.h"
 
@@ -23,20 +24,20 @@ namespace {
 
 void ZScore(ShardCmd& cmd) {
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   std::optional<double> s;
-  if (e != nullptr) s = e->zset()->Score(cmd.args[2]);
+  if (e != nullptr) s = e->object<ZSet>()->Score(cmd.args[2]);
   if (!s) return cmd.reply.NullBulk();
   ReplyScore(cmd.reply, *s);
 }
 
 void ZMScore(ShardCmd& cmd) {
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   cmd.reply.ArrayLen(cmd.args.size() - 2);
   for (size_t i = 2; i < cmd.args.size(); ++i) {
     std::optional<double> s;
-    if (e != nullptr) s = e->zset()->Score(cmd.args[i]);
+    if (e != nullptr) s = e->object<ZSet>()->Score(cmd.args[i]);
     if (s) {
       ReplyScore(cmd.reply, *s);
     } else {
@@ -47,8 +48,8 @@ void ZMScore(ShardCmd& cmd) {
 
 void ZCard(ShardCmd& cmd) {
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
-  cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->zset()->size()));
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
+  cmd.reply.Integer(e == nullptr ? 0 : int64_t(e->object<ZSet>()->size()));
 }
 
 void ZCount(ShardCmd& cmd) {
@@ -57,9 +58,9 @@ void ZCount(ShardCmd& cmd) {
     return cmd.reply.Error(zerr::kScoreRange);
   }
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Integer(0);
-  size_t b = e->zset()->ScoreRank(lo), en = e->zset()->ScoreRankEnd(hi);
+  size_t b = e->object<ZSet>()->ScoreRank(lo), en = e->object<ZSet>()->ScoreRankEnd(hi);
   cmd.reply.Integer(en > b ? int64_t(en - b) : 0);
 }
 
@@ -69,9 +70,9 @@ void ZLexCount(ShardCmd& cmd) {
     return cmd.reply.Error(zerr::kLexRange);
   }
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Integer(0);
-  size_t b = e->zset()->LexRank(lo), en = e->zset()->LexRankEnd(hi);
+  size_t b = e->object<ZSet>()->LexRank(lo), en = e->object<ZSet>()->LexRankEnd(hi);
   cmd.reply.Integer(en > b ? int64_t(en - b) : 0);
 }
 
@@ -79,11 +80,11 @@ void ZLexCount(ShardCmd& cmd) {
 template <bool kRev>
 void ZRank(ShardCmd& cmd) {
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.NullBulk();
-  std::optional<size_t> r = e->zset()->Rank(cmd.args[2]);
+  std::optional<size_t> r = e->object<ZSet>()->Rank(cmd.args[2]);
   if (!r) return cmd.reply.NullBulk();
-  cmd.reply.Integer(int64_t(kRev ? e->zset()->size() - 1 - *r : *r));
+  cmd.reply.Integer(int64_t(kRev ? e->object<ZSet>()->size() - 1 - *r : *r));
 }
 
 void ReplyMember(ReplyBuilder& reply, const ZSet& z, size_t rank, bool withscores) {
@@ -97,9 +98,9 @@ void ZRandMember(ShardCmd& cmd) {
   const size_t argc = cmd.args.size();
   if (argc == 2) {
     Entry* e;
-    if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+    if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
     if (e == nullptr) return cmd.reply.NullBulk();
-    const ZSet& z = *e->zset();
+    const ZSet& z = *e->object<ZSet>();
     return ReplyMember(cmd.reply, z, absl::Uniform<size_t>(cmd.shard.rng(), 0, z.size()), false);
   }
   int64_t l;
@@ -117,9 +118,9 @@ void ZRandMember(ShardCmd& cmd) {
     return cmd.reply.Error("ERR value is out of range");
   }
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr || l == 0) return cmd.reply.ArrayLen(0);
-  const ZSet& z = *e->zset();
+  const ZSet& z = *e->object<ZSet>();
   const size_t size = z.size();
   const bool uniq = l > 0;
   const uint64_t count = uniq ? uint64_t(l) : uint64_t(-l);
@@ -164,7 +165,7 @@ void ZScan(ShardCmd& cmd) {
   uint64_t cursor;
   if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, true)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) {
     cmd.reply.ArrayLen(2);
     cmd.reply.Bulk("0");
@@ -188,7 +189,7 @@ void ZScan(ShardCmd& cmd) {
       return cmd.reply.Error(err::kSyntax);
     }
   }
-  const ZSet& z = *e->zset();
+  const ZSet& z = *e->object<ZSet>();
   std::vector<std::pair<std::string, std::string>> found;
   uint64_t next = 0;
   auto visit = [&](std::string_view m, std::string score) {

@@ -1,7 +1,7 @@
 // Sorted-set writes on one key: ZADD (NX XX GT LT CH INCR), ZINCRBY, ZREM,
 // ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN, ZPOPMAX. Each validates every argument before it
 // changes anything (Redis zaddGenericCommand), and reports the change to the shard
-// (ZSetChanged), which accounts the memory and deletes a set left empty.
+// (ValueUpdate), which accounts the memory and deletes a set left empty.
 
 #include <cmath>
 #include <string>
@@ -10,6 +10,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/errors.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/shard.h"
 
@@ -63,13 +64,13 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
   }
   Shard& shard = cmd.shard;
   Entry* e;
-  if (!FindZSet(shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   int64_t added = 0, updated = 0, processed = 0;
   double newscore = 0;
-  if (e == nullptr && !f.xx) e = shard.AddZSet(cmd.args[1]);
+  if (e == nullptr && !f.xx) e = shard.Add(cmd.args[1], Value::Make<ZSet>());
   if (e != nullptr) {
-    ZSet* z = e->zset();
-    const size_t before = z->MemoryBytes();
+    ValueUpdate update(shard, e);
+    ZSet* z = &update.get<ZSet>();
     bool nan = false;
     for (size_t j = 0; j < elements && !nan; ++j) {
       double score = scores[j];
@@ -99,7 +100,7 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
       }
     }
     // Like Redis, a ZADD that changed nothing is no write (WATCH does not fire).
-    if (added + updated > 0 || z->size() == 0) shard.ZSetChanged(e, before);
+    if (added + updated == 0) update.NothingChanged();
     if (nan) return cmd.reply.Error(zerr::kNanScore);
   }
   if (f.incr) {
@@ -114,25 +115,24 @@ void ZIncrBy(ShardCmd& cmd) { ZAddGeneric(cmd, true); }
 
 void ZRem(ShardCmd& cmd) {
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Integer(0);
-  ZSet* z = e->zset();
-  const size_t before = z->MemoryBytes();
+  ValueUpdate update(cmd.shard, e);
+  ZSet& z = update.get<ZSet>();
   int64_t removed = 0;
-  for (size_t i = 2; i < cmd.args.size(); ++i) removed += z->Remove(cmd.args[i]) ? 1 : 0;
-  if (removed > 0) cmd.shard.ZSetChanged(e, before);
+  for (size_t i = 2; i < cmd.args.size(); ++i) removed += z.Remove(cmd.args[i]) ? 1 : 0;
+  if (removed == 0) update.NothingChanged();
   cmd.reply.Integer(removed);
 }
 
 // Removes the members of a rank walk (copied first: removal invalidates iterators).
 int64_t RemoveWalk(Shard& shard, Entry* e, const RankWalk& w) {
-  ZSet* z = e->zset();
+  ValueUpdate update(shard, e);
+  ZSet& z = update.get<ZSet>();
   std::vector<std::string> doomed;
   doomed.reserve(w.count);
-  Walk(*z, w, [&](std::string_view m, double) { doomed.emplace_back(m); });
-  const size_t before = z->MemoryBytes();
-  for (const auto& m : doomed) z->Remove(m);
-  shard.ZSetChanged(e, before);
+  Walk(z, w, [&](std::string_view m, double) { doomed.emplace_back(m); });
+  for (const auto& m : doomed) z.Remove(m);
   return int64_t(doomed.size());
 }
 
@@ -157,9 +157,9 @@ void ZRemRange(ShardCmd& cmd) {
     }
   }
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Integer(0);
-  const ZSet& z = *e->zset();
+  const ZSet& z = *e->object<ZSet>();
   RankWalk w;
   if constexpr (kBy == RemBy::kRank) {
     size_t first, last;
@@ -185,9 +185,10 @@ void ZPop(ShardCmd& cmd) {
     return cmd.reply.Error(zerr::kPositive);
   }
   Entry* e;
-  if (!FindZSet(cmd.shard, cmd.args[1], cmd.reply, &e, false)) return;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr || count == 0) return cmd.reply.ArrayLen(0);
-  ZSet* z = e->zset();
+  ValueUpdate update(cmd.shard, e);
+  ZSet* z = &update.get<ZSet>();
   size_t n = std::min(size_t(count), z->size());
   // RESP3 pairs member and score when a count was given, as Redis 7.0 does.
   const bool pairs = cmd.args.size() == 3;
@@ -196,7 +197,6 @@ void ZPop(ShardCmd& cmd) {
   } else {
     cmd.reply.ArrayLen(2 * n);
   }
-  const size_t before = z->MemoryBytes();
   for (size_t i = 0; i < n; ++i) {
     ZSet::Iterator it = z->AtRank(kMax ? z->size() - 1 : 0);
     std::string member(it.member());
@@ -209,7 +209,6 @@ void ZPop(ShardCmd& cmd) {
     }
     z->Remove(member);
   }
-  cmd.shard.ZSetChanged(e, before);
 }
 
 }  // namespace

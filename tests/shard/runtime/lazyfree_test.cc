@@ -1,6 +1,6 @@
-// Large sorted sets leave their shard through the lazyfree pool, whichever way they go
-// (DEL, overwrite, expiry, FLUSH), small ones inline; memory accounting follows the
-// sets; RENAME's Take/Put moves a set with its TTL without copying or freeing it.
+// Large values leave their shard through the lazyfree pool, whichever way they go (DEL,
+// overwrite, expiry, FLUSH), small ones inline; memory accounting follows them through
+// ValueUpdate; RENAME's Take/Put moves a value with its TTL without copying or freeing it.
 
 #include <chrono>
 #include <memory>
@@ -27,10 +27,10 @@ class LazyfreeTest : public ::testing::Test {
   }
 
   Entry* MakeZSet(std::string_view key, int members) {
-    Entry* e = shard_.AddZSet(key);
-    size_t before = e->zset()->MemoryBytes();
-    for (int i = 0; i < members; ++i) e->zset()->Add("m" + std::to_string(i), i);
-    EXPECT_TRUE(shard_.ZSetChanged(e, before));
+    Entry* e = shard_.Add(key, Value::Make<ZSet>());
+    ValueUpdate update(shard_, e);
+    for (int i = 0; i < members; ++i) update.get<ZSet>().Add("m" + std::to_string(i), i);
+    EXPECT_TRUE(update.Finish());
     return e;
   }
   // The pool's frees are asynchronous: wait until it has run `n` tasks.
@@ -68,11 +68,11 @@ TEST_F(LazyfreeTest, LargeSetsGoToThePoolSmallOnesInline) {
 // A compact set above the threshold is one block: freed inline, as Redis frees a listpack.
 TEST_F(LazyfreeTest, CompactSetsAreFreedInline) {
   MakeZSet("compact", 100);
-  ASSERT_TRUE(shard_.Find("compact")->zset()->compact());
+  ASSERT_TRUE(shard_.Find("compact")->object<ZSet>()->compact());
   EXPECT_TRUE(shard_.Delete("compact"));
   EXPECT_EQ(shard_.stats().lazyfree_submitted, 0u);
   MakeZSet("big", 129);
-  ASSERT_FALSE(shard_.Find("big")->zset()->compact());
+  ASSERT_FALSE(shard_.Find("big")->object<ZSet>()->compact());
   EXPECT_TRUE(shard_.Delete("big"));
   EXPECT_EQ(shard_.stats().lazyfree_submitted, 1u);
   EXPECT_TRUE(PoolCompletes(1));
@@ -108,22 +108,44 @@ TEST_F(LazyfreeTest, OverwriteExpiryAndFlushAlsoUseThePool) {
 }
 
 TEST_F(LazyfreeTest, EmptiedSetDisappears) {
+  shard_.SetString("warm", "v", TtlMode::kSet, clock_.NowUnixMillis() + 100000);
+  const size_t empty = shard_.MemoryBytes();
   Entry* e = MakeZSet("z", 2);
-  size_t before = e->zset()->MemoryBytes();
-  e->zset()->Remove("m0");
-  EXPECT_TRUE(shard_.ZSetChanged(e, before));
-  before = e->zset()->MemoryBytes();
-  e->zset()->Remove("m1");
-  EXPECT_FALSE(shard_.ZSetChanged(e, before));
+  {
+    ValueUpdate update(shard_, e);
+    update.get<ZSet>().Remove("m0");
+    EXPECT_TRUE(update.Finish());
+  }
+  EXPECT_EQ(shard_.MemoryBytes(), empty + e->AllocatedBytes() + ValueBytes(*e));
+  {
+    ValueUpdate update(shard_, e);
+    update.get<ZSet>().Remove("m1");
+  }  // ends at scope exit
   EXPECT_EQ(shard_.Find("z"), nullptr);
-  EXPECT_EQ(shard_.size(), 0u);
+  EXPECT_EQ(shard_.size(), 1u);
+  EXPECT_EQ(shard_.MemoryBytes(), empty);
+}
+
+// A flush, SYNC or ASYNC, takes every value's bytes off the count, and only those: the
+// count returns to the empty table's exactly.
+TEST_F(LazyfreeTest, FlushLeavesNoValueBytes) {
+  const size_t empty = shard_.MemoryBytes();
+  MakeZSet("big", 500);
+  MakeZSet("small", 5);
+  shard_.SetString("s", "v");
+  shard_.Flush(/*async=*/false);
+  EXPECT_EQ(shard_.MemoryBytes(), empty);
+  MakeZSet("again", 500);
+  shard_.Flush(/*async=*/true);
+  EXPECT_EQ(shard_.MemoryBytes(), empty);
+  EXPECT_TRUE(PoolCompletes(2));
 }
 
 TEST_F(LazyfreeTest, TakeAndPutMoveTheSetWithItsTtl) {
   shard_.SetString("warm", "v", TtlMode::kSet, clock_.NowUnixMillis() + 100000);
   const size_t empty = shard_.MemoryBytes();
   Entry* e = MakeZSet("src", 300);
-  const ZSet* set = e->zset();
+  const ZSet* set = e->object<ZSet>();
   const int64_t deadline = clock_.NowUnixMillis() + 5000;
   shard_.SetDeadline(e, deadline);
   shard_.SetString("dst", "old");
@@ -136,8 +158,8 @@ TEST_F(LazyfreeTest, TakeAndPutMoveTheSetWithItsTtl) {
   Entry* d = shard_.Find("dst");
   ASSERT_NE(d, nullptr);
   EXPECT_EQ(d->type(), ValueType::kZSet);
-  EXPECT_EQ(d->zset(), set);  // moved, not copied
-  EXPECT_EQ(d->zset()->size(), 300u);
+  EXPECT_EQ(d->object<ZSet>(), set);  // moved, not copied
+  EXPECT_EQ(d->object<ZSet>()->size(), 300u);
   ASSERT_TRUE(d->has_ttl());
   EXPECT_EQ(d->deadline(), deadline);
   EXPECT_EQ(shard_.keys_with_ttl(), 2u);
@@ -152,10 +174,10 @@ TEST_F(LazyfreeTest, StoreReplacesAnyValueAndEmptyDeletes) {
   shard_.SetString("k", "v");
   auto z = std::make_unique<ZSet>();
   z->Add("a", 1);
-  shard_.StoreZSet("k", std::move(z));
+  shard_.Store("k", Value(std::move(z)));
   ASSERT_EQ(shard_.Find("k")->type(), ValueType::kZSet);
-  EXPECT_EQ(shard_.Find("k")->zset()->size(), 1u);
-  shard_.StoreZSet("k", std::make_unique<ZSet>());
+  EXPECT_EQ(shard_.Find("k")->object<ZSet>()->size(), 1u);
+  shard_.Store("k", Value::Make<ZSet>());
   EXPECT_EQ(shard_.Find("k"), nullptr);
 }
 
