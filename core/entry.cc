@@ -23,7 +23,7 @@ EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t 
   // A short entry (11-byte header, 1-byte key, empty value) is smaller than sizeof(Entry),
   // whose padding rounds it to 16: ask for at least that much (glibc's smallest chunk holds
   // 24 bytes anyway), and default-initialize, since value-initialization may zero all of
-  // sizeof(Entry) (clang emits a 16-byte memset; found by tests/fuzz/dispatch_fuzz).
+  // sizeof(Entry) (clang emits a 16-byte memset) and overrun the allocation.
   void* mem = std::malloc(std::max(sizeof(Entry), header + key.size() + capacity));
   if (mem == nullptr) throw std::bad_alloc();
   Entry* e = new (mem) Entry;

@@ -221,8 +221,8 @@ Connection* Reactor::OnAccepted(int fd) {
 void Reactor::OnReceived(Connection* c, const char* data, size_t len) {
   shard_thread().stats().net_input_bytes += uint64_t(len);
   // A closing connection has left the idle list for good: touching it would link it back
-  // in, and it would be freed while still linked (found by bench/soak.py: clients killed
-  // mid-pipeline while their receives were still arriving).
+  // in, and it would be freed while still linked (receives still arrive for a client
+  // killed mid-pipeline).
   if (c->closing()) return;
   idle_.Touch(&c->idle, now_ns_ / 1'000'000);
   c->OnData(data, len);
