@@ -6,6 +6,7 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/families/string/set_options.h"
 #include "shard/runtime/shard.h"
@@ -16,23 +17,21 @@ namespace {
 
 enum ExpireFlag { kNx = 1, kXx = 2, kGt = 4, kLt = 8 };
 
-// EXPIRE's options, with Redis's errors.
+// EXPIRE's options, with Redis's errors: any of them in any number, checked for
+// combinations after the whole list.
 bool ParseExpireFlags(ArgList args, size_t start, int* flags, ReplyBuilder& reply) {
   *flags = 0;
-  for (size_t i = start; i < args.size(); ++i) {
-    std::string_view opt = args[i];
-    if (EqualsIgnoreCase(opt, "nx")) {
-      *flags |= kNx;
-    } else if (EqualsIgnoreCase(opt, "xx")) {
-      *flags |= kXx;
-    } else if (EqualsIgnoreCase(opt, "gt")) {
-      *flags |= kGt;
-    } else if (EqualsIgnoreCase(opt, "lt")) {
-      *flags |= kLt;
+  ArgParser p(args, start);
+  while (p.HasNext()) {
+    if (auto f = p.Choice<int>({{"NX", kNx}, {"XX", kXx}, {"GT", kGt}, {"LT", kLt}})) {
+      *flags |= *f;
     } else {
-      reply.Error(StrCat("ERR Unsupported option ", opt));
-      return false;
+      p.Fail(StrCat("ERR Unsupported option ", p.Peek()));
     }
+  }
+  if (!p.ok()) {
+    reply.Error(p.error());
+    return false;
   }
   if ((*flags & kNx) && (*flags & (kXx | kGt | kLt))) {
     reply.Error("ERR NX and XX, GT or LT options at the same time are not compatible");
@@ -136,43 +135,21 @@ void PSetEx(ShardCmd& cmd) { SetExGeneric(cmd, false); }
 // GETEX key [EX s | PX ms | EXAT unix-s | PXAT unix-ms | PERSIST]. Redis's order of checks:
 // option syntax, then the key (nil, WRONGTYPE), then the expire value.
 void GetEx(ShardCmd& cmd) {
-  enum { kNone, kEx, kPx, kExAt, kPxAt, kPersist } unit = kNone;
-  std::string_view expire_arg;
-  for (size_t i = 2; i < cmd.args.size(); ++i) {
-    std::string_view opt = cmd.args[i];
-    bool has_next = i + 1 < cmd.args.size();
-    if (EqualsIgnoreCase(opt, "persist") && (unit == kNone || unit == kPersist)) {
-      unit = kPersist;
-    } else if (has_next && unit != kPersist &&
-               ((EqualsIgnoreCase(opt, "ex") && (unit == kNone || unit == kEx)) ||
-                (EqualsIgnoreCase(opt, "px") && (unit == kNone || unit == kPx)) ||
-                (EqualsIgnoreCase(opt, "exat") && (unit == kNone || unit == kExAt)) ||
-                (EqualsIgnoreCase(opt, "pxat") && (unit == kNone || unit == kPxAt)))) {
-      unit = EqualsIgnoreCase(opt, "ex")     ? kEx
-             : EqualsIgnoreCase(opt, "px")   ? kPx
-             : EqualsIgnoreCase(opt, "exat") ? kExAt
-                                             : kPxAt;
-      expire_arg = cmd.args[++i];
-    } else {
-      return cmd.reply.Error(err::kSyntax);
-    }
-  }
+  ArgParser p(cmd.args, 2);
+  SetOptions opts;
+  ParseSetOptions(p, SetCommand::kGetEx, &opts);
+  if (!p.ok()) return cmd.reply.Error(p.error());
   Entry* e = cmd.shard.FindForRead(cmd.args[1]);
   if (e == nullptr) return cmd.reply.NullBulk();
   if (e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
   int64_t now = cmd.shard.NowMs();
   int64_t at = 0;
-  if (unit != kNone && unit != kPersist) {
-    std::string error;
-    if (!ParseExpireArg(expire_arg, unit == kEx || unit == kExAt, unit == kEx || unit == kPx, now,
-                        "getex", &at, &error)) {
-      return cmd.reply.Error(error);
-    }
-  }
+  std::string error;
+  if (!opts.Deadline(now, "getex", &at, &error)) return cmd.reply.Error(error);
   cmd.reply.Bulk(e->str());
-  if (unit == kPersist) {
+  if (opts.unit == ExpireUnit::kPersist) {
     cmd.shard.Persist(e);
-  } else if (unit != kNone) {
+  } else if (opts.has_expire()) {
     if (at <= now) {
       cmd.shard.Delete(cmd.args[1]);
     } else {

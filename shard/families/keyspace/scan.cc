@@ -14,6 +14,7 @@
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
+#include "shard/command/scan_options.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
 
@@ -55,30 +56,19 @@ void Keys(CoordCmd& cmd) {
 void Scan(CoordCmd& cmd) {
   uint64_t cursor;
   if (!ParseScanCursor(cmd.args[1], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
+  ArgParser p(cmd.args, 2);
+  ScanOptions parsed;
+  ParseScanOptions(p, /*keyspace=*/true, &parsed);
+  if (!p.ok()) return cmd.reply.Error(p.error());
+  // The shard reads its own copy: the arguments do not outlive this call.
   struct Options {
     std::string pattern;
     std::string type;
-    bool use_pattern = false;
-    bool use_type = false;
-    int64_t count = 10;
-  } opts;
-  for (size_t i = 2; i < cmd.args.size();) {
-    size_t left = cmd.args.size() - i;
-    std::string_view opt = cmd.args[i];
-    if (EqualsIgnoreCase(opt, "count") && left >= 2) {
-      if (!ParseInt64(cmd.args[i + 1], &opts.count)) return cmd.reply.Error(err::kNotInteger);
-      if (opts.count < 1) return cmd.reply.Error(err::kSyntax);
-    } else if (EqualsIgnoreCase(opt, "match") && left >= 2) {
-      opts.pattern = std::string(cmd.args[i + 1]);
-      opts.use_pattern = opts.pattern != "*";
-    } else if (EqualsIgnoreCase(opt, "type") && left >= 2) {
-      opts.type = std::string(cmd.args[i + 1]);
-      opts.use_type = true;
-    } else {
-      return cmd.reply.Error(err::kSyntax);
-    }
-    i += 2;
-  }
+    bool use_pattern;
+    bool use_type;
+    int64_t count;
+  } opts{std::string(parsed.pattern), std::string(parsed.type), parsed.use_pattern, parsed.use_type,
+         parsed.count};
   const uint64_t nshards = cmd.shards.size();
   const uint32_t shard_id = uint32_t(cursor % nshards);
   const uint64_t position = cursor / nshards;
@@ -192,15 +182,12 @@ void RandomKey(CoordCmd& cmd) {
 }
 
 void Flush(CoordCmd& cmd) {
-  if (cmd.args.size() > 2) return cmd.reply.Error(err::kSyntax);
-  if (cmd.args.size() == 2 && !EqualsIgnoreCase(cmd.args[1], "async") &&
-      !EqualsIgnoreCase(cmd.args[1], "sync")) {
-    return cmd.reply.Error(err::kSyntax);
-  }
   // ASYNC hands each shard's table to the lazyfree pool whole; SYNC (the default, as in
   // Redis) frees inline. The flush reaches each shard ahead of anything this connection
   // sends later, so its next command already sees an empty keyspace.
-  const bool async = cmd.args.size() == 2 && EqualsIgnoreCase(cmd.args[1], "async");
+  ArgParser p(cmd.args, 1);
+  const bool async = p.Choice<bool>({{"ASYNC", true}, {"SYNC", false}}).value_or(false);
+  if (!p.Finish()) return cmd.reply.Error(p.error());
   DeferredReply out(cmd);
   LockedFanOut<bool>(
       cmd, LockWholeShards(cmd.shards),

@@ -6,6 +6,7 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 
@@ -40,22 +41,30 @@ void Debug(CoordCmd& cmd) {
 void Function(CoordCmd& cmd) {
   std::string sub = ToLower(cmd.args[1]);
   if (sub == "list") {
-    // Validates LIBRARYNAME / WITHCODE as Redis does, then lists nothing.
-    for (size_t i = 2; i < cmd.args.size(); ++i) {
-      if (EqualsIgnoreCase(cmd.args[i], "withcode")) continue;
-      if (EqualsIgnoreCase(cmd.args[i], "libraryname") && i + 1 < cmd.args.size()) {
-        ++i;
-        continue;
+    // Validates WITHCODE and LIBRARYNAME (each at most once) as Redis does, then lists
+    // nothing.
+    ArgParser p(cmd.args, 2);
+    bool with_code = false, library = false;
+    while (p.HasNext()) {
+      if (!with_code && p.Flag("WITHCODE")) {
+        with_code = true;
+      } else if (!library && p.Flag("LIBRARYNAME")) {
+        library = true;
+        if (!p.HasNext()) p.Fail("ERR library name argument was not given");
+        p.Next<std::string_view>();
+      } else {
+        p.Fail(StrCat("ERR Unknown argument ", p.Peek()));
       }
-      return cmd.reply.Error(StrCat("ERR Unknown argument ", cmd.args[i]));
     }
+    if (!p.ok()) return cmd.reply.Error(p.error());
     return cmd.reply.ArrayLen(0);
   }
   if (sub == "flush") {
     if (cmd.args.size() > 3) return cmd.reply.Error(WrongArityError("function|flush"));
-    if (cmd.args.size() == 3 && !EqualsIgnoreCase(cmd.args[2], "sync") &&
-        !EqualsIgnoreCase(cmd.args[2], "async")) {
-      return cmd.reply.Error("ERR FUNCTION FLUSH only supports SYNC|ASYNC option");
+    ArgParser p(cmd.args, 2);
+    p.Choice<bool>({{"SYNC", false}, {"ASYNC", true}});
+    if (!p.Finish("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")) {
+      return cmd.reply.Error(p.error());
     }
     return cmd.reply.Ok();
   }

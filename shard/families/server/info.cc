@@ -14,6 +14,7 @@
 #include "absl/strings/str_format.h"
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/key_groups.h"
@@ -230,14 +231,14 @@ void Info(CoordCmd& cmd) {
     }
   };
   if (cmd.args.size() == 1) add_all(false);
-  for (size_t i = 1; i < cmd.args.size(); ++i) {
-    std::string s = ToLower(cmd.args[i]);
-    if (s == "all" || s == "everything") {
+  ArgParser p(cmd.args, 1);
+  while (p.HasNext()) {
+    if (p.Flag("ALL") || p.Flag("EVERYTHING")) {
       add_all(true);
-    } else if (s == "default") {
+    } else if (p.Flag("DEFAULT")) {
       add_all(false);
     } else {
-      want.insert(s);
+      want.insert(ToLower(p.Next<std::string_view>()));
     }
   }
   std::vector<double> percentiles;

@@ -1,10 +1,36 @@
 #include "shard/families/string/set_options.h"
 
+#include <utility>
+
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/errors.h"
 
 namespace rc {
+
+namespace {
+
+// EX/PX/EXAT/PXAT and its value. Giving the same unit again replaces the value; any
+// other expiry option before it (KEEPTTL, PERSIST, another unit) makes it a syntax error.
+bool ExpireOption(ArgParser& p, SetOptions* out) {
+  static constexpr std::pair<std::string_view, ExpireUnit> kUnits[] = {
+      {"EX", ExpireUnit::kEx},
+      {"PX", ExpireUnit::kPx},
+      {"EXAT", ExpireUnit::kExAt},
+      {"PXAT", ExpireUnit::kPxAt},
+  };
+  if (out->keep_ttl) return false;
+  for (const auto& [name, unit] : kUnits) {
+    if ((out->unit == ExpireUnit::kNone || out->unit == unit) && p.Option(name)) {
+      out->unit = unit;
+      out->expire_arg = p.Next<std::string_view>();
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 bool ParseExpireArg(std::string_view arg, bool seconds, bool relative, int64_t now_ms,
                     std::string_view command, int64_t* at_ms, std::string* error) {
@@ -27,47 +53,32 @@ bool ParseExpireArg(std::string_view arg, bool seconds, bool relative, int64_t n
   return true;
 }
 
-bool ParseSetOptions(ArgList args, size_t start, std::string_view command, int64_t now_ms,
-                     SetOptions* out, std::string* error) {
-  enum Unit { kNone, kEx, kPx, kExAt, kPxAt } unit = kNone;
-  std::string_view expire_arg;
-  for (size_t j = start; j < args.size(); ++j) {
-    std::string_view opt = args[j];
-    bool has_next = j + 1 < args.size();
-    if (EqualsIgnoreCase(opt, "NX") && !out->xx) {
+bool SetOptions::Deadline(int64_t now_ms, std::string_view command, int64_t* at_ms,
+                          std::string* error) const {
+  if (!has_expire()) return true;
+  const bool seconds = unit == ExpireUnit::kEx || unit == ExpireUnit::kExAt;
+  const bool relative = unit == ExpireUnit::kEx || unit == ExpireUnit::kPx;
+  return ParseExpireArg(expire_arg, seconds, relative, now_ms, command, at_ms, error);
+}
+
+void ParseSetOptions(ArgParser& p, SetCommand command, SetOptions* out) {
+  const bool set = command == SetCommand::kSet;
+  const auto none = ExpireUnit::kNone, persist = ExpireUnit::kPersist;
+  while (p.HasNext()) {
+    if (set && !out->xx && p.Flag("NX")) {
       out->nx = true;
-    } else if (EqualsIgnoreCase(opt, "XX") && !out->nx) {
+    } else if (set && !out->nx && p.Flag("XX")) {
       out->xx = true;
-    } else if (EqualsIgnoreCase(opt, "GET")) {
+    } else if (set && p.Flag("GET")) {
       out->get = true;
-    } else if (EqualsIgnoreCase(opt, "KEEPTTL") && (unit == kNone)) {
+    } else if (set && out->unit == none && p.Flag("KEEPTTL")) {
       out->keep_ttl = true;
-    } else if (has_next && !out->keep_ttl &&
-               ((EqualsIgnoreCase(opt, "EX") && (unit == kNone || unit == kEx)) ||
-                (EqualsIgnoreCase(opt, "PX") && (unit == kNone || unit == kPx)) ||
-                (EqualsIgnoreCase(opt, "EXAT") && (unit == kNone || unit == kExAt)) ||
-                (EqualsIgnoreCase(opt, "PXAT") && (unit == kNone || unit == kPxAt)))) {
-      // Repeating the same unit is allowed (the last one wins), mixing units is not.
-      if (EqualsIgnoreCase(opt, "EX"))
-        unit = kEx;
-      else if (EqualsIgnoreCase(opt, "PX"))
-        unit = kPx;
-      else if (EqualsIgnoreCase(opt, "EXAT"))
-        unit = kExAt;
-      else
-        unit = kPxAt;
-      expire_arg = args[++j];
-    } else {
-      *error = std::string(err::kSyntax);
-      return false;
+    } else if (!set && (out->unit == none || out->unit == persist) && p.Flag("PERSIST")) {
+      out->unit = persist;
+    } else if (!ExpireOption(p, out)) {
+      p.Fail(err::kSyntax);
     }
   }
-  if (unit != kNone) {
-    out->has_expire = true;
-    return ParseExpireArg(expire_arg, unit == kEx || unit == kExAt, unit == kEx || unit == kPx,
-                          now_ms, command, &out->expire_at_ms, error);
-  }
-  return true;
 }
 
 }  // namespace rc

@@ -28,11 +28,13 @@ void Get(ShardCmd& cmd) {
 }
 
 void Set(ShardCmd& cmd) {
+  ArgParser p(cmd.args, 3);
   SetOptions opts;
+  ParseSetOptions(p, SetCommand::kSet, &opts);
+  if (!p.ok()) return cmd.reply.Error(p.error());
+  int64_t at = 0;
   std::string error;
-  if (!ParseSetOptions(cmd.args, 3, "set", cmd.shard.NowMs(), &opts, &error)) {
-    return cmd.reply.Error(error);
-  }
+  if (!opts.Deadline(cmd.shard.NowMs(), "set", &at, &error)) return cmd.reply.Error(error);
   Shard& shard = cmd.shard;
   std::string_view key = cmd.args[1];
   Entry* old = shard.Find(key);
@@ -53,8 +55,10 @@ void Set(ShardCmd& cmd) {
     return;
   }
   // The reply above may still point into `old`: it has been copied out already.
-  TtlMode ttl = opts.has_expire ? TtlMode::kSet : opts.keep_ttl ? TtlMode::kKeep : TtlMode::kClear;
-  shard.SetString(key, cmd.args[2], ttl, opts.expire_at_ms);
+  TtlMode ttl = opts.has_expire() ? TtlMode::kSet
+                : opts.keep_ttl   ? TtlMode::kKeep
+                                  : TtlMode::kClear;
+  shard.SetString(key, cmd.args[2], ttl, at);
   if (!opts.get) cmd.reply.Ok();
 }
 

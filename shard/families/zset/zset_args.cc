@@ -7,6 +7,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "core/zset_compact.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard.h"
 
@@ -68,28 +69,27 @@ bool ClampRanks(int64_t start, int64_t end, size_t len, size_t* first, size_t* l
 bool ParseRangeQuery(ArgList args, size_t key_idx, bool store, RangeQuery* q, std::string* error) {
   using Type = RangeQuery::Type;
   bool dir_auto = !q->rev_fixed;
-  for (size_t j = key_idx + 3; j < args.size(); ++j) {
-    std::string_view opt = args[j];
-    size_t left = args.size() - j - 1;
-    if (!store && EqualsIgnoreCase(opt, "withscores")) {
+  ArgParser p(args, key_idx + 3);
+  while (p.HasNext()) {
+    if (!store && p.Flag("WITHSCORES")) {
       q->withscores = true;
-    } else if (EqualsIgnoreCase(opt, "limit") && left >= 2) {
-      if (!ParseInt64(args[j + 1], &q->offset) || !ParseInt64(args[j + 2], &q->limit)) {
-        *error = std::string(err::kNotInteger);
-        return false;
-      }
-      j += 2;
-    } else if (dir_auto && EqualsIgnoreCase(opt, "rev")) {
+    } else if (p.Option("LIMIT", 2)) {
+      q->offset = p.Next<int64_t>();
+      q->limit = p.Next<int64_t>();
+    } else if (dir_auto && p.Flag("REV")) {
       q->rev = true;
       dir_auto = false;
-    } else if (q->type == Type::kAuto && EqualsIgnoreCase(opt, "bylex")) {
+    } else if (q->type == Type::kAuto && p.Flag("BYLEX")) {
       q->type = Type::kLex;
-    } else if (q->type == Type::kAuto && EqualsIgnoreCase(opt, "byscore")) {
+    } else if (q->type == Type::kAuto && p.Flag("BYSCORE")) {
       q->type = Type::kScore;
     } else {
-      *error = std::string(err::kSyntax);
-      return false;
+      p.Fail(err::kSyntax);
     }
+  }
+  if (!p.ok()) {
+    *error = p.error();
+    return false;
   }
   if (q->type == Type::kAuto) q->type = Type::kRank;
   if (q->limit != -1 && q->type == Type::kRank) {

@@ -13,7 +13,9 @@
 #include "core/glob.h"
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
+#include "shard/command/scan_options.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/shard.h"
@@ -103,17 +105,10 @@ void ZRandMember(ShardCmd& cmd) {
     const ZSet& z = *e->object<ZSet>();
     return ReplyMember(cmd.reply, z, absl::Uniform<size_t>(cmd.shard.rng(), 0, z.size()), false);
   }
-  int64_t l;
-  if (!ParseInt64(cmd.args[2], &l)) return cmd.reply.Error(err::kNotInteger);
-  if (l == INT64_MIN) {
-    return cmd.reply.Error(
-        "ERR value is out of range, value must between -9223372036854775807 and "
-        "9223372036854775807");
-  }
-  if (argc > 4 || (argc == 4 && !EqualsIgnoreCase(cmd.args[3], "withscores"))) {
-    return cmd.reply.Error(err::kSyntax);
-  }
-  const bool withscores = argc == 4;
+  ArgParser p(cmd.args, 2);
+  const int64_t l = p.NextInRange(-INT64_MAX, INT64_MAX);
+  const bool withscores = p.Flag("WITHSCORES");
+  if (!p.Finish()) return cmd.reply.Error(p.error());
   if (withscores && (l < -(INT64_MAX / 2) || l > INT64_MAX / 2)) {
     return cmd.reply.Error("ERR value is out of range");
   }
@@ -171,29 +166,15 @@ void ZScan(ShardCmd& cmd) {
     cmd.reply.Bulk("0");
     return cmd.reply.ArrayLen(0);
   }
-  int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (size_t i = 3; i < cmd.args.size();) {
-    size_t left = cmd.args.size() - i;
-    std::string_view opt = cmd.args[i];
-    if (EqualsIgnoreCase(opt, "count") && left >= 2) {
-      if (!ParseInt64(cmd.args[i + 1], &count)) return cmd.reply.Error(err::kNotInteger);
-      if (count < 1) return cmd.reply.Error(err::kSyntax);
-      i += 2;
-    } else if (EqualsIgnoreCase(opt, "match") && left >= 2) {
-      pattern = cmd.args[i + 1];
-      use_pattern = pattern != "*";
-      i += 2;
-    } else {
-      return cmd.reply.Error(err::kSyntax);
-    }
-  }
+  ArgParser p(cmd.args, 3);
+  ScanOptions opts;
+  ParseScanOptions(p, /*keyspace=*/false, &opts);
+  if (!p.ok()) return cmd.reply.Error(p.error());
   const ZSet& z = *e->object<ZSet>();
   std::vector<std::pair<std::string, std::string>> found;
   uint64_t next = 0;
   auto visit = [&](std::string_view m, std::string score) {
-    if (use_pattern && !GlobMatch(pattern, m)) return;
+    if (opts.use_pattern && !GlobMatch(opts.pattern, m)) return;
     found.emplace_back(std::string(m), std::move(score));
   };
   // Redis returns a listpack whole, in order, with cursor 0.
@@ -201,7 +182,7 @@ void ZScan(ShardCmd& cmd) {
     Walk(z, RankWalk{0, z.size(), false},
          [&](std::string_view m, double s) { visit(m, ListpackScore(s)); });
   } else {
-    next = z.Scan(cursor, size_t(count),
+    next = z.Scan(cursor, size_t(opts.count),
                   [&](std::string_view m, double s) { visit(m, FormatDouble(s)); });
   }
   cmd.reply.ArrayLen(2);

@@ -8,6 +8,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 
 namespace rc {
@@ -130,48 +131,26 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
 
 // Redis zunionInterDiffGenericCommand's option loop.
 void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp* op) {
-  while (j < args.size()) {
-    const size_t remaining = args.size() - j;
-    std::string_view opt = args[j];
-    const bool card = op->cardinality_only;
-    if (op->kind != SetOpKind::kDiff && !card && remaining >= setnum + 1 &&
-        EqualsIgnoreCase(opt, "weights")) {
-      ++j;
-      op->weights.assign(setnum, 1.0);
-      for (size_t i = 0; i < setnum; ++i, ++j) {
-        if (!ParseDouble(args[j], &op->weights[i])) {
-          op->option_error = "ERR weight value is not a float";
-          return;
-        }
-      }
-    } else if (op->kind != SetOpKind::kDiff && !card && remaining >= 2 &&
-               EqualsIgnoreCase(opt, "aggregate")) {
-      std::string_view a = args[j + 1];
-      if (EqualsIgnoreCase(a, "sum")) {
-        op->aggregate = Aggregate::kSum;
-      } else if (EqualsIgnoreCase(a, "min")) {
-        op->aggregate = Aggregate::kMin;
-      } else if (EqualsIgnoreCase(a, "max")) {
-        op->aggregate = Aggregate::kMax;
-      } else {
-        op->option_error = std::string(err::kSyntax);
-        return;
-      }
-      j += 2;
-    } else if (!store && !card && EqualsIgnoreCase(opt, "withscores")) {
+  // ZDIFF takes none of WEIGHTS and AGGREGATE, ZINTERCARD only LIMIT.
+  const bool card = op->cardinality_only;
+  const bool weighted = op->kind != SetOpKind::kDiff && !card;
+  ArgParser p(args, j);
+  while (p.HasNext()) {
+    if (weighted && p.Option("WEIGHTS", setnum)) {
+      op->weights.resize(setnum);
+      for (double& w : op->weights) w = p.Next<double>("ERR weight value is not a float");
+    } else if (weighted && p.Option("AGGREGATE")) {
+      op->aggregate = p.NextOneOf<Aggregate>(
+          {{"SUM", Aggregate::kSum}, {"MIN", Aggregate::kMin}, {"MAX", Aggregate::kMax}});
+    } else if (!store && !card && p.Flag("WITHSCORES")) {
       op->withscores = true;
-      ++j;
-    } else if (card && remaining >= 2 && EqualsIgnoreCase(opt, "limit")) {
-      if (!ParseInt64(args[j + 1], &op->limit) || op->limit < 0) {
-        op->option_error = "ERR LIMIT can't be negative";
-        return;
-      }
-      j += 2;
+    } else if (card && p.Option("LIMIT")) {
+      op->limit = p.NextInRange(0, INT64_MAX, "ERR LIMIT can't be negative");
     } else {
-      op->option_error = std::string(err::kSyntax);
-      return;
+      p.Fail(err::kSyntax);
     }
   }
+  op->option_error = p.error();
 }
 
 }  // namespace rc

@@ -4,11 +4,13 @@
 // (ValueUpdate), which accounts the memory and deletes a set left empty.
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
@@ -27,26 +29,20 @@ struct ZAddFlags {
 void ZAddGeneric(ShardCmd& cmd, bool incr) {
   ZAddFlags f;
   f.incr = incr;
-  size_t idx = 2;
-  for (; idx < cmd.args.size(); ++idx) {
-    std::string_view o = cmd.args[idx];
-    if (EqualsIgnoreCase(o, "nx")) {
-      f.nx = true;
-    } else if (EqualsIgnoreCase(o, "xx")) {
-      f.xx = true;
-    } else if (EqualsIgnoreCase(o, "ch")) {
-      f.ch = true;
-    } else if (EqualsIgnoreCase(o, "incr")) {
-      f.incr = true;
-    } else if (EqualsIgnoreCase(o, "gt")) {
-      f.gt = true;
-    } else if (EqualsIgnoreCase(o, "lt")) {
-      f.lt = true;
-    } else {
-      break;
-    }
+  // The flags run up to the first argument that is none of them; their combinations are
+  // checked after the element count, as Redis does.
+  ArgParser p(cmd.args, 2);
+  using Field = bool ZAddFlags::*;
+  while (std::optional<Field> flag = p.Choice<Field>({{"NX", &ZAddFlags::nx},
+                                                      {"XX", &ZAddFlags::xx},
+                                                      {"CH", &ZAddFlags::ch},
+                                                      {"INCR", &ZAddFlags::incr},
+                                                      {"GT", &ZAddFlags::gt},
+                                                      {"LT", &ZAddFlags::lt}})) {
+    f.*(*flag) = true;
   }
-  size_t elements = cmd.args.size() - idx;
+  const size_t idx = p.pos();
+  size_t elements = p.Remaining();
   if (elements == 0 || elements % 2 != 0) return cmd.reply.Error(err::kSyntax);
   elements /= 2;
   if (f.nx && f.xx) {
