@@ -11,10 +11,10 @@ namespace rc {
 
 void CommandSpec::KeyPositions(size_t argc, std::vector<size_t>* out) const {
   out->clear();
-  if (first_key <= 0) return;
-  int last = last_key < 0 ? int(argc) + last_key : last_key;
+  if (keys.none()) return;
+  int last = keys.last < 0 ? int(argc) + keys.last : keys.last;
   if (last >= int(argc)) last = int(argc) - 1;
-  for (int i = first_key; i <= last; i += step) out->push_back(size_t(i));
+  for (int i = keys.first; i <= last; i += keys.step) out->push_back(size_t(i));
 }
 
 bool CommandSpec::AllKeyPositions(ArgList args, std::vector<size_t>* out) const {
@@ -60,8 +60,13 @@ std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
   return keys;
 }
 
-CommandSpec& CommandTable::Add(CommandSpec spec) {
-  bool multi_key = spec.first_key > 0 && spec.last_key != spec.first_key;
+void CommandTable::Family::Add(CommandSpec spec) {
+  if (!category_.empty()) spec.categories.insert(spec.categories.begin(), category_);
+  table_.Add(std::move(spec));
+}
+
+void CommandTable::Add(CommandSpec spec) {
+  bool multi_key = !spec.keys.none() && spec.keys.last != spec.keys.first;
   if ((spec.on_shard == nullptr && spec.on_coord == nullptr) ||
       (multi_key && spec.on_coord == nullptr)) {
     std::fprintf(stderr, "command %s has no handler able to route it\n", spec.name.c_str());
@@ -75,7 +80,6 @@ CommandSpec& CommandTable::Add(CommandSpec spec) {
   size_t i = Slot(specs_.back().name);
   while (slots_[i] != nullptr) i = (i + 1) & (kSlots - 1);
   slots_[i] = &specs_.back();
-  return specs_.back();
 }
 
 const CommandSpec* CommandTable::Find(std::string_view name) const {

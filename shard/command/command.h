@@ -76,25 +76,39 @@ struct CoordCmd {
 using ShardHandler = void (*)(ShardCmd&);
 using CoordHandler = void (*)(CoordCmd&);
 
+// Where a row's keys are, as Redis's legacy triple: arguments `first` to `last` every
+// `step`; a negative `last` counts from the end (-1: the last argument). {}: no keys.
+struct KeyRange {
+  int first = 0;
+  int last = 0;
+  int step = 0;
+  bool none() const { return first <= 0; }
+};
+
+// One row of the command table, declared with named fields by its family:
+//
+//   f.Add({.name = "zadd", .arity = -4, .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
+//          .keys = {1, 1, 1}, .on_shard = ZAdd});
+//
+// The fields after `subcommands` are filled in by the table.
 struct CommandSpec {
   std::string name;  // lower case, as COMMAND reports it
   int arity = 0;     // N: exactly N arguments including the name; -N: at least N
   uint32_t flags = 0;
-  int first_key = 0;  // 0: no keys
-  int last_key = 0;   // negative counts from the end: -1 is the last argument
-  int step = 0;
+  KeyRange keys = {};
   // Runs on the owning shard when every key maps to one shard.
   ShardHandler on_shard = nullptr;
   // Runs on the connection's thread: keyless commands, and keyed ones spanning shards.
   CoordHandler on_coord = nullptr;
-  std::vector<std::string> acl_categories;  // for COMMAND INFO, e.g. "@string"
+  // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
+  // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
+  int numkeys_index = 0;
+  // ACL categories for COMMAND INFO beyond the family's, e.g. KEYS's "@dangerous".
+  std::vector<std::string> categories = {};
   // Container commands (CONFIG, CLIENT, ...): each subcommand's lower-case name and
   // arity (counting the container's name). The dispatcher refuses unknown subcommands and
   // wrong arity with Redis's texts, naming them "config|get" as Redis does.
   std::vector<std::pair<std::string, int>> subcommands = {};
-  // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
-  // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
-  int numkeys_index = 0;
 
   // What COMMAND INFO reports for a subcommand whose flags, keys or categories differ from
   // the row's (Redis has them per subcommand: CLIENT LIST is admin, CLIENT ID is not;
@@ -103,7 +117,7 @@ struct CommandSpec {
   struct SubcommandInfo {
     uint32_t flags = 0;
     bool keyless = false;
-    std::vector<std::string> acl_categories = {};
+    std::vector<std::string> categories = {};
   };
   std::vector<SubcommandInfo> sub_info = {};
 
@@ -137,10 +151,33 @@ struct CommandSpec {
 
 class CommandTable {
  public:
-  // Registers a row; aborts on a duplicate name or on a multi-key row without a
-  // coordinator handler (it could not route keys that span shards). Returns the stored
-  // row, for registration code that fills in the rest (subcommands).
-  CommandSpec& Add(CommandSpec spec);
+  // Registers one family's rows, giving each the family's ACL category, so a family says
+  // it once (Dragonfly's StartFamily):
+  //
+  //   CommandTable::Family f = t.StartFamily("@sortedset");
+  //   f.Add({.name = "zcard", ...});
+  class Family {
+   public:
+    // Adds the row in this family's category (none for a family started without one).
+    // Aborts on a duplicate name or on a row that could not be routed: no handler, or
+    // keys that may span shards without a coordinator handler.
+    void Add(CommandSpec spec);
+
+   private:
+    friend class CommandTable;
+    Family(CommandTable& table, std::string category)
+        : table_(table), category_(std::move(category)) {}
+    CommandTable& table_;
+    std::string category_;
+  };
+  Family StartFamily(std::string category = {}) { return Family(*this, std::move(category)); }
+
+  CommandTable() = default;
+  // Rows point at each other: the table moves (its deque keeps them in place), never copies.
+  CommandTable(CommandTable&&) = default;
+  CommandTable(const CommandTable&) = delete;
+  CommandTable& operator=(const CommandTable&) = delete;
+
   // Case-insensitive lookup; nullptr for unknown names. Runs for every request, so it
   // neither copies nor lower-cases the name: a case-folding hash into an open-addressed
   // array, then one case-insensitive compare.
@@ -160,6 +197,7 @@ class CommandTable {
  private:
   static constexpr size_t kSlots = 1024;  // power of two, well above the command count
   static size_t Slot(std::string_view name);
+  void Add(CommandSpec spec);
 
   std::deque<CommandSpec> specs_;  // stable addresses, survives moves
   std::array<const CommandSpec*, kSlots> slots_{};

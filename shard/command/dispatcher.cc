@@ -35,7 +35,7 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   // Between MULTI and EXEC commands are only queued; EXEC is what runs them.
   if (client.multi && !(spec->flags & kCmdNotQueued)) return false;
   if (spec->flags & kCmdWaitsForLocks) return true;
-  if (spec->first_key <= 0) {
+  if (spec->keys.none()) {
     // Keyless commands that touch the keyspace as a whole (KEYS, FLUSHALL, ...) wait for
     // everything; connection and server commands wait for nothing.
     return (spec->flags & (kCmdWrite | kCmdReadOnly)) != 0;
@@ -173,12 +173,13 @@ void Dispatcher::Execute(ShardThread& self, ClientState& client, ReplySink& sink
                          ArgList args) const {
   // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
   // MEMORY STATS) names no key and runs on the connection's thread.
-  if (spec->on_shard != nullptr && spec->first_key > 0 && int(args.size()) > spec->first_key) {
-    int last = spec->last_key < 0 ? int(args.size()) + spec->last_key : spec->last_key;
+  const KeyRange& keys = spec->keys;
+  if (spec->on_shard != nullptr && !keys.none() && int(args.size()) > keys.first) {
+    int last = keys.last < 0 ? int(args.size()) + keys.last : keys.last;
     if (last >= int(args.size())) last = int(args.size()) - 1;
-    uint32_t owner = shards_.ShardOf(args[spec->first_key]);
+    uint32_t owner = shards_.ShardOf(args[keys.first]);
     bool one_shard = true;
-    for (int i = spec->first_key + spec->step; one_shard && i <= last; i += spec->step) {
+    for (int i = keys.first + keys.step; one_shard && i <= last; i += keys.step) {
       one_shard = shards_.ShardOf(args[i]) == owner;
     }
     if (one_shard) {

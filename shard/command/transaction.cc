@@ -90,7 +90,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   // The shard a command's keys all live on, when it runs there (as Dispatch routes it).
   bool OneShard(const QueuedCommand& q, uint32_t* owner) const {
     const CommandSpec& spec = *q.spec;
-    if (spec.on_shard == nullptr || spec.first_key <= 0) return false;
+    if (spec.on_shard == nullptr || spec.keys.none()) return false;
     std::vector<std::string_view> keys = spec.KeysOf(q.args->view());
     *owner = shards->ShardOf(keys[0]);
     for (std::string_view k : keys) {
@@ -104,7 +104,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     bool whole = false;
     for (const QueuedCommand& q : queued) {
       const CommandSpec& spec = *q.spec;
-      if (spec.first_key <= 0) {
+      if (spec.keys.none()) {
         // KEYS, DBSIZE, FLUSHALL, ... see every key.
         whole |= (spec.flags & (kCmdWrite | kCmdReadOnly)) != 0;
       } else if (spec.on_shard == nullptr) {

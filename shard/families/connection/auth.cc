@@ -55,15 +55,11 @@ std::string_view TryAuthenticate(ServerState& server, ClientState& client, std::
 }
 
 void RegisterAuthCommands(CommandTable& t) {
-  t.Add(CommandSpec{"auth",
-                    -2,
-                    kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy,
-                    0,
-                    0,
-                    0,
-                    nullptr,
-                    Auth,
-                    {"@connection"}});
+  CommandTable::Family f = t.StartFamily("@connection");
+  f.Add({.name = "auth",
+         .arity = -2,
+         .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy,
+         .on_coord = Auth});
 }
 
 }  // namespace rc

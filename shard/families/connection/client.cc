@@ -380,30 +380,26 @@ void Monitor(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterClientCommands(CommandTable& t) {
-  CommandSpec& client = t.Add(CommandSpec{
-      "client", -2, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Client, {"@connection"}});
+  // Redis 7.0's per-subcommand flags: the ones that act on other clients are admin.
+  const uint32_t own = kCmdNoScript | kCmdLoading | kCmdStale;
+  const uint32_t admin = own | kCmdAdmin;
+  CommandSpec client{
+      .name = "client", .arity = -2, .flags = kCmdLoading | kCmdStale, .on_coord = Client};
   client.subcommands = {{"id", 2},      {"getname", 2}, {"setname", 3},  {"setinfo", 4},
                         {"list", -2},   {"info", 2},    {"kill", -3},    {"pause", -3},
                         {"unpause", 2}, {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
                         {"help", 2}};
-  // Redis 7.0's per-subcommand flags: the ones that act on other clients are admin.
-  const uint32_t own = kCmdNoScript | kCmdLoading | kCmdStale;
-  const uint32_t admin = own | kCmdAdmin;
   for (const auto& [name, arity] : client.subcommands) {
     bool is_admin = name == "list" || name == "kill" || name == "pause" || name == "unpause" ||
                     name == "no-evict";
     uint32_t flags = name == "help" ? kCmdLoading | kCmdStale : is_admin ? admin : own;
     client.sub_info.push_back({flags, false, {"@connection"}});
   }
-  t.Add(CommandSpec{"monitor",
-                    1,
-                    kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
-                    0,
-                    0,
-                    0,
-                    nullptr,
-                    Monitor,
-                    {}});
+  t.StartFamily("@connection").Add(std::move(client));
+  t.StartFamily().Add({.name = "monitor",
+                       .arity = 1,
+                       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                       .on_coord = Monitor});
 }
 
 }  // namespace rc

@@ -134,24 +134,28 @@ void Hello(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterConnectionCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags,
-                  CoordHandler on_coord) -> CommandSpec& {
-    return t.Add(
-        CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@connection"}});
-  };
-  row("ping", -1, kCmdFast | kCmdSubscribeOk, Ping);
-  row("echo", 2, kCmdFast | kCmdLoading | kCmdStale, Echo);
-  row("quit", -1,
-      kCmdNoScript | kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdAllowBusy |
-          kCmdSubscribeOk | kCmdNotQueued,
-      Quit);
-  row("select", 2, kCmdLoading | kCmdStale | kCmdFast, Select);
-  row("hello", -1, kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy,
-      Hello);
-  row("reset", 1,
-      kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
-          kCmdSubscribeOk | kCmdNotQueued,
-      Reset);
+  CommandTable::Family f = t.StartFamily("@connection");
+  f.Add({.name = "ping", .arity = -1, .flags = kCmdFast | kCmdSubscribeOk, .on_coord = Ping});
+  f.Add(
+      {.name = "echo", .arity = 2, .flags = kCmdFast | kCmdLoading | kCmdStale, .on_coord = Echo});
+  f.Add({.name = "quit",
+         .arity = -1,
+         .flags = kCmdNoScript | kCmdFast | kCmdNoAuth | kCmdLoading | kCmdStale | kCmdAllowBusy |
+                  kCmdSubscribeOk | kCmdNotQueued,
+         .on_coord = Quit});
+  f.Add({.name = "select",
+         .arity = 2,
+         .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .on_coord = Select});
+  f.Add({.name = "hello",
+         .arity = -1,
+         .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy,
+         .on_coord = Hello});
+  f.Add({.name = "reset",
+         .arity = 1,
+         .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
+                  kCmdSubscribeOk | kCmdNotQueued,
+         .on_coord = Reset});
   RegisterClientCommands(t);
   RegisterAuthCommands(t);
 }

@@ -161,25 +161,32 @@ void GetEx(ShardCmd& cmd) {
 }  // namespace
 
 void RegisterExpireCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard,
-                  std::string category) {
-    t.Add(CommandSpec{
-        std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {std::move(category)}});
-  };
   const uint32_t kW = kCmdWrite | kCmdFast;
   const uint32_t kR = kCmdReadOnly | kCmdFast;
-  row("expire", -3, kW, Expire, "@keyspace");
-  row("pexpire", -3, kW, PExpire, "@keyspace");
-  row("expireat", -3, kW, ExpireAt, "@keyspace");
-  row("pexpireat", -3, kW, PExpireAt, "@keyspace");
-  row("ttl", 2, kR, Ttl, "@keyspace");
-  row("pttl", 2, kR, PTtl, "@keyspace");
-  row("expiretime", 2, kR, ExpireTime, "@keyspace");
-  row("pexpiretime", 2, kR, PExpireTime, "@keyspace");
-  row("persist", 2, kW, Persist, "@keyspace");
-  row("setex", 4, kCmdWrite | kCmdDenyOom, SetEx, "@string");
-  row("psetex", 4, kCmdWrite | kCmdDenyOom, PSetEx, "@string");
-  row("getex", -2, kW, GetEx, "@string");
+  CommandTable::Family k = t.StartFamily("@keyspace");
+  k.Add({.name = "expire", .arity = -3, .flags = kW, .keys = {1, 1, 1}, .on_shard = Expire});
+  k.Add({.name = "pexpire", .arity = -3, .flags = kW, .keys = {1, 1, 1}, .on_shard = PExpire});
+  k.Add({.name = "expireat", .arity = -3, .flags = kW, .keys = {1, 1, 1}, .on_shard = ExpireAt});
+  k.Add({.name = "pexpireat", .arity = -3, .flags = kW, .keys = {1, 1, 1}, .on_shard = PExpireAt});
+  k.Add({.name = "ttl", .arity = 2, .flags = kR, .keys = {1, 1, 1}, .on_shard = Ttl});
+  k.Add({.name = "pttl", .arity = 2, .flags = kR, .keys = {1, 1, 1}, .on_shard = PTtl});
+  k.Add({.name = "expiretime", .arity = 2, .flags = kR, .keys = {1, 1, 1}, .on_shard = ExpireTime});
+  k.Add(
+      {.name = "pexpiretime", .arity = 2, .flags = kR, .keys = {1, 1, 1}, .on_shard = PExpireTime});
+  k.Add({.name = "persist", .arity = 2, .flags = kW, .keys = {1, 1, 1}, .on_shard = Persist});
+  // The string commands that set a TTL are Redis's @string.
+  CommandTable::Family s = t.StartFamily("@string");
+  s.Add({.name = "setex",
+         .arity = 4,
+         .flags = kCmdWrite | kCmdDenyOom,
+         .keys = {1, 1, 1},
+         .on_shard = SetEx});
+  s.Add({.name = "psetex",
+         .arity = 4,
+         .flags = kCmdWrite | kCmdDenyOom,
+         .keys = {1, 1, 1},
+         .on_shard = PSetEx});
+  s.Add({.name = "getex", .arity = -2, .flags = kW, .keys = {1, 1, 1}, .on_shard = GetEx});
 }
 
 }  // namespace rc

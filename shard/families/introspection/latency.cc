@@ -148,11 +148,20 @@ void Latency(CoordCmd& cmd) {
 
 void RegisterLatencyCommands(CommandTable& t) {
   const uint32_t admin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  CommandSpec& latency = t.Add(CommandSpec{"latency", -2, admin, 0, 0, 0, nullptr, Latency, {}});
-  latency.subcommands = {{"latest", 2}, {"reset", -2}, {"histogram", -2}, {"history", 3},
-                         {"graph", 3},  {"doctor", 2}, {"help", 2}};
-  latency.sub_info = {
-      {admin}, {admin}, {admin}, {admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}};
+  t.StartFamily().Add(
+      {.name = "latency",
+       .arity = -2,
+       .flags = admin,
+       .on_coord = Latency,
+       .subcommands = {{"latest", 2},
+                       {"reset", -2},
+                       {"histogram", -2},
+                       {"history", 3},
+                       {"graph", 3},
+                       {"doctor", 2},
+                       {"help", 2}},
+       .sub_info = {
+           {admin}, {admin}, {admin}, {admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}}});
 }
 
 }  // namespace rc

@@ -157,11 +157,24 @@ void Memory(CoordCmd& cmd) {
 
 void RegisterMemoryCommands(CommandTable& t) {
   // Key at argument 2 (USAGE's); the shorter subcommands run on the connection's thread.
-  CommandSpec& memory = t.Add(CommandSpec{"memory", -2, kCmdReadOnly, 2, 2, 1, Usage, Memory, {}});
-  memory.subcommands = {{"usage", -3},       {"stats", 2}, {"doctor", 2},
-                        {"malloc-stats", 2}, {"purge", 2}, {"help", 2}};
-  memory.sub_info = {{kCmdReadOnly, false},          {0, true}, {0, true}, {0, true}, {0, true},
-                     {kCmdLoading | kCmdStale, true}};
+  t.StartFamily().Add({.name = "memory",
+                       .arity = -2,
+                       .flags = kCmdReadOnly,
+                       .keys = {2, 2, 1},
+                       .on_shard = Usage,
+                       .on_coord = Memory,
+                       .subcommands = {{"usage", -3},
+                                       {"stats", 2},
+                                       {"doctor", 2},
+                                       {"malloc-stats", 2},
+                                       {"purge", 2},
+                                       {"help", 2}},
+                       .sub_info = {{kCmdReadOnly, false},
+                                    {0, true},
+                                    {0, true},
+                                    {0, true},
+                                    {0, true},
+                                    {kCmdLoading | kCmdStale, true}}});
 }
 
 }  // namespace rc

@@ -60,12 +60,17 @@ void ObjectHelp(CoordCmd& cmd) {
 
 void RegisterObjectCommands(CommandTable& t) {
   // Key at argument 2; OBJECT HELP has none and runs on the connection's thread.
-  CommandSpec& object =
-      t.Add(CommandSpec{"object", -2, kCmdReadOnly, 2, 2, 1, Object, ObjectHelp, {"@keyspace"}});
+  CommandSpec object{.name = "object",
+                     .arity = -2,
+                     .flags = kCmdReadOnly,
+                     .keys = {2, 2, 1},
+                     .on_shard = Object,
+                     .on_coord = ObjectHelp};
   object.subcommands = {
       {"encoding", 3}, {"freq", 3}, {"idletime", 3}, {"refcount", 3}, {"help", 2}};
   for (int i = 0; i < 4; ++i) object.sub_info.push_back({kCmdReadOnly, false, {"@keyspace"}});
   object.sub_info.push_back({kCmdLoading | kCmdStale, true, {"@keyspace"}});
+  t.StartFamily("@keyspace").Add(std::move(object));
 }
 
 }  // namespace rc

@@ -64,10 +64,13 @@ void Slowlog(CoordCmd& cmd) {
 
 void RegisterSlowlogCommands(CommandTable& t) {
   const uint32_t admin = kCmdAdmin | kCmdLoading | kCmdStale;
-  CommandSpec& slowlog = t.Add(CommandSpec{"slowlog", -2, admin, 0, 0, 0, nullptr, Slowlog, {}});
-  slowlog.subcommands = {{"get", -2}, {"len", 2}, {"reset", 2}, {"help", 2}};
   // HELP is the one subcommand Redis does not mark admin.
-  slowlog.sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}};
+  t.StartFamily().Add({.name = "slowlog",
+                       .arity = -2,
+                       .flags = admin,
+                       .on_coord = Slowlog,
+                       .subcommands = {{"get", -2}, {"len", 2}, {"reset", 2}, {"help", 2}},
+                       .sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}}});
 }
 
 }  // namespace rc

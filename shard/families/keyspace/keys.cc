@@ -144,21 +144,48 @@ void RenameNxCoord(CoordCmd& cmd) { RenameAcross(cmd, true); }
 void RegisterKeyspaceScanCommands(CommandTable& t);
 
 void RegisterKeyspaceCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last, int step,
-                  ShardHandler on_shard, CoordHandler on_coord = nullptr) {
-    t.Add(CommandSpec{
-        std::move(name), arity, flags, first, last, step, on_shard, on_coord, {"@keyspace"}});
-  };
-  row("del", -2, kCmdWrite, 1, -1, 1, CountKeys<DeleteOne>, CountKeysCoord<DeleteOne>);
-  row("unlink", -2, kCmdWrite | kCmdFast, 1, -1, 1, CountKeys<DeleteOne>,
-      CountKeysCoord<DeleteOne>);
-  row("exists", -2, kCmdReadOnly | kCmdFast, 1, -1, 1, CountKeys<ExistsOne>,
-      CountKeysCoord<ExistsOne>);
-  row("touch", -2, kCmdReadOnly | kCmdFast, 1, -1, 1, CountKeys<ExistsOne>,
-      CountKeysCoord<ExistsOne>);
-  row("type", 2, kCmdReadOnly | kCmdFast, 1, 1, 1, Type);
-  row("rename", 3, kCmdWrite, 1, 2, 1, Rename, RenameCoord);
-  row("renamenx", 3, kCmdWrite | kCmdFast, 1, 2, 1, RenameNx, RenameNxCoord);
+  CommandTable::Family f = t.StartFamily("@keyspace");
+  f.Add({.name = "del",
+         .arity = -2,
+         .flags = kCmdWrite,
+         .keys = {1, -1, 1},
+         .on_shard = CountKeys<DeleteOne>,
+         .on_coord = CountKeysCoord<DeleteOne>});
+  f.Add({.name = "unlink",
+         .arity = -2,
+         .flags = kCmdWrite | kCmdFast,
+         .keys = {1, -1, 1},
+         .on_shard = CountKeys<DeleteOne>,
+         .on_coord = CountKeysCoord<DeleteOne>});
+  f.Add({.name = "exists",
+         .arity = -2,
+         .flags = kCmdReadOnly | kCmdFast,
+         .keys = {1, -1, 1},
+         .on_shard = CountKeys<ExistsOne>,
+         .on_coord = CountKeysCoord<ExistsOne>});
+  f.Add({.name = "touch",
+         .arity = -2,
+         .flags = kCmdReadOnly | kCmdFast,
+         .keys = {1, -1, 1},
+         .on_shard = CountKeys<ExistsOne>,
+         .on_coord = CountKeysCoord<ExistsOne>});
+  f.Add({.name = "type",
+         .arity = 2,
+         .flags = kCmdReadOnly | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = Type});
+  f.Add({.name = "rename",
+         .arity = 3,
+         .flags = kCmdWrite,
+         .keys = {1, 2, 1},
+         .on_shard = Rename,
+         .on_coord = RenameCoord});
+  f.Add({.name = "renamenx",
+         .arity = 3,
+         .flags = kCmdWrite | kCmdFast,
+         .keys = {1, 2, 1},
+         .on_shard = RenameNx,
+         .on_coord = RenameNxCoord});
   RegisterKeyspaceScanCommands(t);
 }
 

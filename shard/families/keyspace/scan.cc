@@ -201,18 +201,26 @@ void Flush(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterKeyspaceScanCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, CoordHandler on_coord) {
-    std::vector<std::string> categories = {"@keyspace"};
-    // As Redis: whole-keyspace commands that can stall or wipe a server are @dangerous.
-    if (name == "keys" || name.starts_with("flush")) categories.push_back("@dangerous");
-    t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, categories});
-  };
-  row("keys", 2, kCmdReadOnly, Keys);
-  row("scan", -2, kCmdReadOnly, Scan);
-  row("dbsize", 1, kCmdReadOnly | kCmdFast, DbSize);
-  row("randomkey", 1, kCmdReadOnly, RandomKey);
-  row("flushdb", -1, kCmdWrite, Flush);
-  row("flushall", -1, kCmdWrite, Flush);
+  CommandTable::Family f = t.StartFamily("@keyspace");
+  // As Redis: whole-keyspace commands that can stall or wipe a server are @dangerous.
+  f.Add({.name = "keys",
+         .arity = 2,
+         .flags = kCmdReadOnly,
+         .on_coord = Keys,
+         .categories = {"@dangerous"}});
+  f.Add({.name = "scan", .arity = -2, .flags = kCmdReadOnly, .on_coord = Scan});
+  f.Add({.name = "dbsize", .arity = 1, .flags = kCmdReadOnly | kCmdFast, .on_coord = DbSize});
+  f.Add({.name = "randomkey", .arity = 1, .flags = kCmdReadOnly, .on_coord = RandomKey});
+  f.Add({.name = "flushdb",
+         .arity = -1,
+         .flags = kCmdWrite,
+         .on_coord = Flush,
+         .categories = {"@dangerous"}});
+  f.Add({.name = "flushall",
+         .arity = -1,
+         .flags = kCmdWrite,
+         .on_coord = Flush,
+         .categories = {"@dangerous"}});
 }
 
 }  // namespace rc

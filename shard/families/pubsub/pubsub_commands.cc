@@ -185,25 +185,27 @@ void DropSubscriptions(PubSub& ps, ClientState& client, ReplySink* sink, ServerS
 }
 
 void RegisterPubSubCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags,
-                  CoordHandler on_coord) -> CommandSpec& {
-    return t.Add(
-        CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {"@pubsub"}});
-  };
   const uint32_t kPs = kCmdPubSub | kCmdNoScript | kCmdLoading | kCmdStale | kCmdSubscribeOk;
-  row("subscribe", -2, kPs, Subscribe);
-  row("psubscribe", -2, kPs, PSubscribe);
-  row("unsubscribe", -1, kPs, Unsubscribe);
-  row("punsubscribe", -1, kPs, PUnsubscribe);
-  row("publish", 3, kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate, Publish);
-  CommandSpec& pubsub = row("pubsub", -2, kCmdPubSub | kCmdLoading | kCmdStale, PubSubCommand);
-  pubsub.subcommands = {{"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}};
+  CommandTable::Family f = t.StartFamily("@pubsub");
+  f.Add({.name = "subscribe", .arity = -2, .flags = kPs, .on_coord = Subscribe});
+  f.Add({.name = "psubscribe", .arity = -2, .flags = kPs, .on_coord = PSubscribe});
+  f.Add({.name = "unsubscribe", .arity = -1, .flags = kPs, .on_coord = Unsubscribe});
+  f.Add({.name = "punsubscribe", .arity = -1, .flags = kPs, .on_coord = PUnsubscribe});
+  f.Add({.name = "publish",
+         .arity = 3,
+         .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate,
+         .on_coord = Publish});
   // As Redis: HELP is neither a pub/sub command nor in @pubsub.
   const uint32_t kIntrospect = kCmdPubSub | kCmdLoading | kCmdStale;
-  pubsub.sub_info = {{kIntrospect, true, {"@pubsub"}},
-                     {kIntrospect, true, {"@pubsub"}},
-                     {kIntrospect, true, {"@pubsub"}},
-                     {kCmdLoading | kCmdStale, true}};
+  f.Add({.name = "pubsub",
+         .arity = -2,
+         .flags = kCmdPubSub | kCmdLoading | kCmdStale,
+         .on_coord = PubSubCommand,
+         .subcommands = {{"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}},
+         .sub_info = {{kIntrospect, true, {"@pubsub"}},
+                      {kIntrospect, true, {"@pubsub"}},
+                      {kIntrospect, true, {"@pubsub"}},
+                      {kCmdLoading | kCmdStale, true}}});
 }
 
 }  // namespace rc

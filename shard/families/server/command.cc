@@ -37,7 +37,7 @@ std::vector<std::string> AclCategories(const CommandSpec& spec) {
     out.push_back("@admin");
     out.push_back("@dangerous");
   }
-  for (const auto& c : spec.acl_categories) out.push_back(c);
+  for (const auto& c : spec.categories) out.push_back(c);
   out.push_back((spec.flags & kCmdFast) ? "@fast" : "@slow");
   // Redis lists them in the order of its category table, whatever the command's order.
   static constexpr std::string_view kOrder[] = {
@@ -72,7 +72,7 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.Bulk("spec");
   rb.MapLen(1);
   rb.Bulk("index");
-  rb.Integer(spec.first_key);
+  rb.Integer(spec.keys.first);
   rb.Bulk("find_keys");
   rb.MapLen(2);
   rb.Bulk("type");
@@ -81,9 +81,9 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.MapLen(3);
   rb.Bulk("lastkey");
   // Relative to the first key, as Redis's range spec counts it.
-  rb.Integer(spec.last_key < 0 ? spec.last_key : spec.last_key - spec.first_key);
+  rb.Integer(spec.keys.last < 0 ? spec.keys.last : spec.keys.last - spec.keys.first);
   rb.Bulk("keystep");
-  rb.Integer(spec.step);
+  rb.Integer(spec.keys.step);
   rb.Bulk("limit");
   rb.Integer(0);
 }
@@ -104,9 +104,9 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
   rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
   // A container names no keys itself (MEMORY's key is MEMORY USAGE's).
-  rb.Integer(container ? 0 : spec.first_key);
-  rb.Integer(container ? 0 : spec.last_key);
-  rb.Integer(container ? 0 : spec.step);
+  rb.Integer(container ? 0 : spec.keys.first);
+  rb.Integer(container ? 0 : spec.keys.last);
+  rb.Integer(container ? 0 : spec.keys.step);
   auto cats = bare ? std::vector<std::string>{"@slow"} : AclCategories(spec);
   rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
@@ -116,7 +116,7 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
   if (meta != nullptr) {
     WriteResp3(meta->tips, rb);
     WriteResp3(meta->key_specs, rb);
-  } else if (spec.first_key > 0 && !container) {
+  } else if (!spec.keys.none() && !container) {
     rb.SetLen(0);
     rb.SetLen(1);
     KeySpec(spec, rb);
@@ -141,8 +141,8 @@ void SubEntry(const CommandSpec& spec, size_t i, ReplyBuilder& rb) {
   // A copy with this subcommand's own flags, keys and categories (COMMAND is not hot).
   CommandSpec own = spec;
   own.flags = spec.sub_info[i].flags;
-  own.acl_categories = spec.sub_info[i].acl_categories;
-  if (spec.sub_info[i].keyless) own.first_key = own.last_key = own.step = 0;
+  own.categories = spec.sub_info[i].categories;
+  if (spec.sub_info[i].keyless) own.keys = {};
   Entry(own, StrCat(spec.name, "|", sub), sub_arity, false, rb);
 }
 
@@ -215,7 +215,7 @@ void CommandGetKeys(CoordCmd& cmd) {
   const CommandSpec* spec = cmd.table.Find(full[0]);
   if (spec == nullptr) return rb.Error("ERR Invalid command specified");
   int arity = spec->arity;
-  bool keyless = spec->first_key <= 0 && spec->numkeys_index <= 0;
+  bool keyless = spec->keys.none() && spec->numkeys_index <= 0;
   if (!spec->subcommands.empty()) {
     if (full.size() == 1) return rb.Error("ERR The command has no key arguments");
     const int sub = spec->FindSubcommand(full[1]);
@@ -347,10 +347,17 @@ void Command(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterCommandCommand(CommandTable& t) {
-  t.Add(CommandSpec{
-            "command", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Command, {"@connection"}})
-      .subcommands = {{"count", 2}, {"info", -2},    {"list", -2},
-                      {"docs", -2}, {"getkeys", -4}, {"help", 2}};
+  t.StartFamily("@connection")
+      .Add({.name = "command",
+            .arity = -1,
+            .flags = kCmdLoading | kCmdStale,
+            .on_coord = Command,
+            .subcommands = {{"count", 2},
+                            {"info", -2},
+                            {"list", -2},
+                            {"docs", -2},
+                            {"getkeys", -4},
+                            {"help", 2}}});
 }
 
 }  // namespace rc

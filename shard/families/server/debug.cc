@@ -95,21 +95,19 @@ void Function(CoordCmd& cmd) {
 
 void RegisterDebugCommands(CommandTable& t) {
   // DEBUG is not a container in Redis: its subcommands are parsed by the handler.
-  t.Add(CommandSpec{"debug",
-                    -2,
-                    kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
-                    0,
-                    0,
-                    0,
-                    nullptr,
-                    Debug,
-                    {}});
-  CommandSpec& function =
-      t.Add(CommandSpec{"function", -2, kCmdNoScript, 0, 0, 0, nullptr, Function, {"@scripting"}});
-  function.subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}};
-  function.sub_info = {{kCmdNoScript, true, {"@scripting"}},
-                       {kCmdWrite | kCmdNoScript, true, {"@scripting"}},
-                       {kCmdLoading | kCmdStale, true, {"@scripting"}}};
+  t.StartFamily().Add({.name = "debug",
+                       .arity = -2,
+                       .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,
+                       .on_coord = Debug});
+  t.StartFamily("@scripting")
+      .Add({.name = "function",
+            .arity = -2,
+            .flags = kCmdNoScript,
+            .on_coord = Function,
+            .subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}},
+            .sub_info = {{kCmdNoScript, true, {"@scripting"}},
+                         {kCmdWrite | kCmdNoScript, true, {"@scripting"}},
+                         {kCmdLoading | kCmdStale, true, {"@scripting"}}}});
 }
 
 }  // namespace rc

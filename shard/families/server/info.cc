@@ -290,7 +290,11 @@ void Info(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterInfoCommand(CommandTable& t) {
-  t.Add(CommandSpec{"info", -1, kCmdLoading | kCmdStale, 0, 0, 0, nullptr, Info, {"@dangerous"}});
+  t.StartFamily().Add({.name = "info",
+                       .arity = -1,
+                       .flags = kCmdLoading | kCmdStale,
+                       .on_coord = Info,
+                       .categories = {"@dangerous"}});
 }
 
 }  // namespace rc

@@ -165,18 +165,21 @@ void Shutdown(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterServerCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags,
-                  CoordHandler on_coord) -> CommandSpec& {
-    return t.Add(CommandSpec{std::move(name), arity, flags, 0, 0, 0, nullptr, on_coord, {}});
-  };
   const uint32_t kConfig = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  CommandSpec& config = row("config", -2, kConfig, ConfigCommand);
-  config.subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}};
+  CommandTable::Family f = t.StartFamily();
   // As Redis: CONFIG HELP is neither admin nor dangerous.
-  config.sub_info = {{kConfig}, {kConfig}, {kConfig}, {kConfig}, {kCmdLoading | kCmdStale}};
-  row("time", 1, kCmdLoading | kCmdStale | kCmdFast, Time);
-  row("shutdown", -1,
-      kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy, Shutdown);
+  f.Add({.name = "config",
+         .arity = -2,
+         .flags = kConfig,
+         .on_coord = ConfigCommand,
+         .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}},
+         .sub_info = {{kConfig}, {kConfig}, {kConfig}, {kConfig}, {kCmdLoading | kCmdStale}}});
+  f.Add(
+      {.name = "time", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast, .on_coord = Time});
+  f.Add({.name = "shutdown",
+         .arity = -1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale | kCmdNoMulti | kCmdAllowBusy,
+         .on_coord = Shutdown});
   RegisterCommandCommand(t);
   RegisterInfoCommand(t);
   RegisterDebugCommands(t);

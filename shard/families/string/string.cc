@@ -359,28 +359,68 @@ void MSetNxCoord(CoordCmd& cmd) {
 void RegisterStringCommands(CommandTable& t) {
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
   const uint32_t kR = kCmdReadOnly;
-  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last, int step,
-                  ShardHandler on_shard, CoordHandler on_coord = nullptr) {
-    t.Add(CommandSpec{
-        std::move(name), arity, flags, first, last, step, on_shard, on_coord, {"@string"}});
-  };
-  row("get", 2, kR | kCmdFast, 1, 1, 1, Get);
-  row("set", -3, kW, 1, 1, 1, Set);
-  row("setnx", 3, kW | kCmdFast, 1, 1, 1, SetNx);
-  row("getset", 3, kW | kCmdFast, 1, 1, 1, GetSet);
-  row("getdel", 2, kCmdWrite | kCmdFast, 1, 1, 1, GetDel);
-  row("strlen", 2, kR | kCmdFast, 1, 1, 1, Strlen);
-  row("incr", 2, kW | kCmdFast, 1, 1, 1, Incr);
-  row("decr", 2, kW | kCmdFast, 1, 1, 1, Decr);
-  row("incrby", 3, kW | kCmdFast, 1, 1, 1, IncrBy);
-  row("decrby", 3, kW | kCmdFast, 1, 1, 1, DecrBy);
-  row("incrbyfloat", 3, kW | kCmdFast, 1, 1, 1, IncrByFloat);
-  row("append", 3, kW | kCmdFast, 1, 1, 1, Append);
-  row("getrange", 4, kR, 1, 1, 1, GetRange);
-  row("setrange", 4, kW, 1, 1, 1, SetRange);
-  row("mget", -2, kR | kCmdFast, 1, -1, 1, MGet, MGetCoord);
-  row("mset", -3, kW, 1, -1, 2, MSet, MSetCoord);
-  row("msetnx", -3, kW, 1, -1, 2, MSetNx, MSetNxCoord);
+  CommandTable::Family f = t.StartFamily("@string");
+  f.Add({.name = "get", .arity = 2, .flags = kR | kCmdFast, .keys = {1, 1, 1}, .on_shard = Get});
+  f.Add({.name = "set", .arity = -3, .flags = kW, .keys = {1, 1, 1}, .on_shard = Set});
+  f.Add(
+      {.name = "setnx", .arity = 3, .flags = kW | kCmdFast, .keys = {1, 1, 1}, .on_shard = SetNx});
+  f.Add({.name = "getset",
+         .arity = 3,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = GetSet});
+  f.Add({.name = "getdel",
+         .arity = 2,
+         .flags = kCmdWrite | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = GetDel});
+  f.Add({.name = "strlen",
+         .arity = 2,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = Strlen});
+  f.Add({.name = "incr", .arity = 2, .flags = kW | kCmdFast, .keys = {1, 1, 1}, .on_shard = Incr});
+  f.Add({.name = "decr", .arity = 2, .flags = kW | kCmdFast, .keys = {1, 1, 1}, .on_shard = Decr});
+  f.Add({.name = "incrby",
+         .arity = 3,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = IncrBy});
+  f.Add({.name = "decrby",
+         .arity = 3,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = DecrBy});
+  f.Add({.name = "incrbyfloat",
+         .arity = 3,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = IncrByFloat});
+  f.Add({.name = "append",
+         .arity = 3,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = Append});
+  f.Add({.name = "getrange", .arity = 4, .flags = kR, .keys = {1, 1, 1}, .on_shard = GetRange});
+  f.Add({.name = "setrange", .arity = 4, .flags = kW, .keys = {1, 1, 1}, .on_shard = SetRange});
+  f.Add({.name = "mget",
+         .arity = -2,
+         .flags = kR | kCmdFast,
+         .keys = {1, -1, 1},
+         .on_shard = MGet,
+         .on_coord = MGetCoord});
+  f.Add({.name = "mset",
+         .arity = -3,
+         .flags = kW,
+         .keys = {1, -1, 2},
+         .on_shard = MSet,
+         .on_coord = MSetCoord});
+  f.Add({.name = "msetnx",
+         .arity = -3,
+         .flags = kW,
+         .keys = {1, -1, 2},
+         .on_shard = MSetNx,
+         .on_coord = MSetNxCoord});
 }
 
 }  // namespace rc

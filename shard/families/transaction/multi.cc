@@ -50,23 +50,28 @@ void Unwatch(CoordCmd& cmd) {
 
 void RegisterTransactionCommands(CommandTable& t) {
   constexpr uint32_t kBase = kCmdNoScript | kCmdLoading | kCmdStale;
-  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last,
-                  CoordHandler on_coord) {
-    t.Add(CommandSpec{std::move(name),
-                      arity,
-                      flags,
-                      first,
-                      last,
-                      first > 0 ? 1 : 0,
-                      nullptr,
-                      on_coord,
-                      {"@transaction"}});
-  };
-  row("multi", 1, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 0, 0, Multi);
-  row("exec", 1, kBase | kCmdSkipSlowlog | kCmdNotQueued | kCmdWaitsForLocks, 0, 0, Exec);
-  row("discard", 1, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 0, 0, Discard);
-  row("watch", -2, kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued, 1, -1, Watch);
-  row("unwatch", 1, kBase | kCmdFast | kCmdAllowBusy, 0, 0, Unwatch);
+  CommandTable::Family f = t.StartFamily("@transaction");
+  f.Add({.name = "multi",
+         .arity = 1,
+         .flags = kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued,
+         .on_coord = Multi});
+  f.Add({.name = "exec",
+         .arity = 1,
+         .flags = kBase | kCmdSkipSlowlog | kCmdNotQueued | kCmdWaitsForLocks,
+         .on_coord = Exec});
+  f.Add({.name = "discard",
+         .arity = 1,
+         .flags = kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued,
+         .on_coord = Discard});
+  f.Add({.name = "watch",
+         .arity = -2,
+         .flags = kBase | kCmdFast | kCmdAllowBusy | kCmdNotQueued,
+         .keys = {1, -1, 1},
+         .on_coord = Watch});
+  f.Add({.name = "unwatch",
+         .arity = 1,
+         .flags = kBase | kCmdFast | kCmdAllowBusy,
+         .on_coord = Unwatch});
 }
 
 }  // namespace rc

@@ -198,29 +198,51 @@ void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false, tru
 }  // namespace
 
 void RegisterZSetMultiCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, int first, int last,
-                  ShardHandler on_shard, CoordHandler on_coord) -> CommandSpec& {
-    return t.Add(CommandSpec{std::move(name),
-                             arity,
-                             flags,
-                             first,
-                             last,
-                             first > 0 ? 1 : 0,
-                             on_shard,
-                             on_coord,
-                             {"@sortedset"}});
-  };
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
-  row("zrangestore", -5, kW, 1, 2, ZRangeStore, ZRangeStoreCoord);
+  CommandTable::Family f = t.StartFamily("@sortedset");
+  f.Add({.name = "zrangestore",
+         .arity = -5,
+         .flags = kW,
+         .keys = {1, 2, 1},
+         .on_shard = ZRangeStore,
+         .on_coord = ZRangeStoreCoord});
   // The sources follow numkeys: COMMAND shows Redis's legacy triple (the STORE forms'
   // destination only) and movablekeys, and the coordinator routes every key itself.
-  row("zunionstore", -4, kW, 1, 1, nullptr, ZUnionStore).numkeys_index = 2;
-  row("zinterstore", -4, kW, 1, 1, nullptr, ZInterStore).numkeys_index = 2;
-  row("zdiffstore", -4, kW, 1, 1, nullptr, ZDiffStore).numkeys_index = 2;
-  row("zunion", -3, kCmdReadOnly, 0, 0, nullptr, ZUnion).numkeys_index = 1;
-  row("zinter", -3, kCmdReadOnly, 0, 0, nullptr, ZInter).numkeys_index = 1;
-  row("zdiff", -3, kCmdReadOnly, 0, 0, nullptr, ZDiff).numkeys_index = 1;
-  row("zintercard", -3, kCmdReadOnly, 0, 0, nullptr, ZInterCard).numkeys_index = 1;
+  f.Add({.name = "zunionstore",
+         .arity = -4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_coord = ZUnionStore,
+         .numkeys_index = 2});
+  f.Add({.name = "zinterstore",
+         .arity = -4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_coord = ZInterStore,
+         .numkeys_index = 2});
+  f.Add({.name = "zdiffstore",
+         .arity = -4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_coord = ZDiffStore,
+         .numkeys_index = 2});
+  f.Add({.name = "zunion",
+         .arity = -3,
+         .flags = kCmdReadOnly,
+         .on_coord = ZUnion,
+         .numkeys_index = 1});
+  f.Add({.name = "zinter",
+         .arity = -3,
+         .flags = kCmdReadOnly,
+         .on_coord = ZInter,
+         .numkeys_index = 1});
+  f.Add(
+      {.name = "zdiff", .arity = -3, .flags = kCmdReadOnly, .on_coord = ZDiff, .numkeys_index = 1});
+  f.Add({.name = "zintercard",
+         .arity = -3,
+         .flags = kCmdReadOnly,
+         .on_coord = ZInterCard,
+         .numkeys_index = 1});
 }
 
 }  // namespace rc

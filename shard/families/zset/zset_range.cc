@@ -41,16 +41,37 @@ void ZRevRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kLex, true, true);
 }  // namespace
 
 void RegisterZSetRangeCommands(CommandTable& t) {
-  auto row = [&t](std::string name, ShardHandler on_shard) {
-    t.Add(
-        CommandSpec{std::move(name), -4, kCmdReadOnly, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
-  };
-  row("zrange", ZRange);
-  row("zrevrange", ZRevRange);
-  row("zrangebyscore", ZRangeByScore);
-  row("zrevrangebyscore", ZRevRangeByScore);
-  row("zrangebylex", ZRangeByLex);
-  row("zrevrangebylex", ZRevRangeByLex);
+  CommandTable::Family f = t.StartFamily("@sortedset");
+  f.Add({.name = "zrange",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRange});
+  f.Add({.name = "zrevrange",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRevRange});
+  f.Add({.name = "zrangebyscore",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRangeByScore});
+  f.Add({.name = "zrevrangebyscore",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRevRangeByScore});
+  f.Add({.name = "zrangebylex",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRangeByLex});
+  f.Add({.name = "zrevrangebylex",
+         .arity = -4,
+         .flags = kCmdReadOnly,
+         .keys = {1, 1, 1},
+         .on_shard = ZRevRangeByLex});
 }
 
 }  // namespace rc

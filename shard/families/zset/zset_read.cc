@@ -199,19 +199,46 @@ void ZScan(ShardCmd& cmd) {
 }  // namespace
 
 void RegisterZSetReadCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
-  };
   const uint32_t kR = kCmdReadOnly;
-  row("zscore", 3, kR | kCmdFast, ZScore);
-  row("zmscore", -3, kR | kCmdFast, ZMScore);
-  row("zcard", 2, kR | kCmdFast, ZCard);
-  row("zcount", 4, kR | kCmdFast, ZCount);
-  row("zlexcount", 4, kR | kCmdFast, ZLexCount);
-  row("zrank", 3, kR | kCmdFast, ZRank<false>);
-  row("zrevrank", 3, kR | kCmdFast, ZRank<true>);
-  row("zrandmember", -2, kR, ZRandMember);
-  row("zscan", -3, kR, ZScan);
+  CommandTable::Family f = t.StartFamily("@sortedset");
+  f.Add({.name = "zscore",
+         .arity = 3,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZScore});
+  f.Add({.name = "zmscore",
+         .arity = -3,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZMScore});
+  f.Add(
+      {.name = "zcard", .arity = 2, .flags = kR | kCmdFast, .keys = {1, 1, 1}, .on_shard = ZCard});
+  f.Add({.name = "zcount",
+         .arity = 4,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZCount});
+  f.Add({.name = "zlexcount",
+         .arity = 4,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZLexCount});
+  f.Add({.name = "zrank",
+         .arity = 3,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZRank<false>});
+  f.Add({.name = "zrevrank",
+         .arity = 3,
+         .flags = kR | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZRank<true>});
+  f.Add({.name = "zrandmember",
+         .arity = -2,
+         .flags = kR,
+         .keys = {1, 1, 1},
+         .on_shard = ZRandMember});
+  f.Add({.name = "zscan", .arity = -3, .flags = kR, .keys = {1, 1, 1}, .on_shard = ZScan});
 }
 
 }  // namespace rc

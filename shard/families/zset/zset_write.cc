@@ -214,18 +214,44 @@ void RegisterZSetRangeCommands(CommandTable& t);
 void RegisterZSetMultiCommands(CommandTable& t);
 
 void RegisterZSetCommands(CommandTable& t) {
-  auto row = [&t](std::string name, int arity, uint32_t flags, ShardHandler on_shard) {
-    t.Add(CommandSpec{std::move(name), arity, flags, 1, 1, 1, on_shard, nullptr, {"@sortedset"}});
-  };
   const uint32_t kW = kCmdWrite;
-  row("zadd", -4, kW | kCmdDenyOom | kCmdFast, ZAdd);
-  row("zincrby", 4, kW | kCmdDenyOom | kCmdFast, ZIncrBy);
-  row("zrem", -3, kW | kCmdFast, ZRem);
-  row("zremrangebyrank", 4, kW, ZRemRange<RemBy::kRank>);
-  row("zremrangebyscore", 4, kW, ZRemRange<RemBy::kScore>);
-  row("zremrangebylex", 4, kW, ZRemRange<RemBy::kLex>);
-  row("zpopmin", -2, kW | kCmdFast, ZPop<false>);
-  row("zpopmax", -2, kW | kCmdFast, ZPop<true>);
+  CommandTable::Family f = t.StartFamily("@sortedset");
+  f.Add({.name = "zadd",
+         .arity = -4,
+         .flags = kW | kCmdDenyOom | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZAdd});
+  f.Add({.name = "zincrby",
+         .arity = 4,
+         .flags = kW | kCmdDenyOom | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZIncrBy});
+  f.Add({.name = "zrem", .arity = -3, .flags = kW | kCmdFast, .keys = {1, 1, 1}, .on_shard = ZRem});
+  f.Add({.name = "zremrangebyrank",
+         .arity = 4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_shard = ZRemRange<RemBy::kRank>});
+  f.Add({.name = "zremrangebyscore",
+         .arity = 4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_shard = ZRemRange<RemBy::kScore>});
+  f.Add({.name = "zremrangebylex",
+         .arity = 4,
+         .flags = kW,
+         .keys = {1, 1, 1},
+         .on_shard = ZRemRange<RemBy::kLex>});
+  f.Add({.name = "zpopmin",
+         .arity = -2,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZPop<false>});
+  f.Add({.name = "zpopmax",
+         .arity = -2,
+         .flags = kW | kCmdFast,
+         .keys = {1, 1, 1},
+         .on_shard = ZPop<true>});
   RegisterZSetReadCommands(t);
   RegisterZSetRangeCommands(t);
   RegisterZSetMultiCommands(t);
