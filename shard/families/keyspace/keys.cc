@@ -75,65 +75,48 @@ void RenameNx(ShardCmd& cmd) { RenameGeneric(cmd, true); }
 void RenameAcross(CoordCmd& cmd, bool nx) {
   // Group 0 or 1 is the source, whichever shard sorts first.
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
-  auto locks = LockKeys(groups, 1);
   const size_t src = groups->items[0][0] == 0 ? 0 : 1;
   const size_t dst = 1 - src;
   auto src_key = std::make_shared<const std::string>(cmd.args[1]);
   auto dst_key = std::make_shared<const std::string>(cmd.args[2]);
-  DeferredReply out(cmd);
-  ShardThread* self = &cmd.self;
-  ShardSet* shards = &cmd.shards;
-  auto release_all = [self, shards, groups, locks](auto reply) {
-    FanOut<bool>(
-        *self, *shards, groups->shards,
-        [locks](Shard& shard, size_t gi) {
-          ReleaseOn(shard, *locks, gi);
-          return true;
-        },
-        [reply](std::vector<bool>&) mutable { reply(); });
-  };
-  // What each end reports in step 1: the source its entry, taken off its shard (value of
-  // any type, TTL included); the destination whether it exists.
+  // What each end reports: the source its entry, taken off its shard (value of any type,
+  // TTL included); the destination whether it exists.
   struct End {
     EntryPtr taken;
     bool exists = false;
   };
-  AcquireThen(cmd, locks, [=] {
-    // RENAMENX must not take the source when the destination exists; with both keys
-    // locked nobody sees the source missing in between, and it goes back in step 2.
-    FanOut<End>(
-        *self, *shards, groups->shards,
-        [=](Shard& shard, size_t gi) {
-          if (gi != src) return End{nullptr, shard.Find(*dst_key) != nullptr};
-          EntryPtr taken = shard.Take(*src_key);
-          bool exists = taken != nullptr;
-          return End{std::move(taken), exists};
-        },
-        [=](std::vector<End>& ends) {
-          if (!ends[src].exists) {
-            return release_all(
-                [out] { out.Send([](ReplyBuilder& rb) { rb.Error(err::kNoSuchKey); }); });
-          }
-          const bool refused = nx && ends[dst].exists;
-          // The entry crosses to the thread that stores it; only that thread touches it.
-          auto moved = std::make_shared<EntryPtr>(std::move(ends[src].taken));
-          // Step 2: store the entry (at the destination, or back at the source), release.
-          FanOut<bool>(
-              *self, *shards, groups->shards,
-              [=](Shard& shard, size_t gi) {
-                if (gi == (refused ? src : dst)) {
-                  shard.Put(refused ? *src_key : *dst_key, std::move(*moved));
-                }
-                ReleaseOn(shard, *locks, gi);
-                return true;
-              },
-              [out, nx, refused](std::vector<bool>&) {
-                out.Send([nx, refused](ReplyBuilder& rb) {
-                  nx ? rb.Integer(refused ? 0 : 1) : rb.Ok();
-                });
-              });
+  // Where the entry goes: nowhere (no source), back to the source (RENAMENX refused), or
+  // to the destination. Only the receiving shard's write step touches `entry`.
+  struct Move {
+    enum { kNoSource, kRefused, kRenamed } outcome;
+    EntryPtr entry;
+  };
+  DeferredReply out(cmd);
+  LockedReadThenWrite(
+      cmd, LockKeys(groups, 1),
+      // RENAMENX must not take the source when the destination exists; with both keys
+      // locked nobody sees the source missing in between, and it goes back when refused.
+      [=](Shard& shard, size_t gi) {
+        if (gi != src) return End{nullptr, shard.Find(*dst_key) != nullptr};
+        EntryPtr taken = shard.Take(*src_key);
+        bool exists = taken != nullptr;
+        return End{std::move(taken), exists};
+      },
+      [=](std::vector<End>& ends) {
+        if (!ends[src].exists) return Move{Move::kNoSource, nullptr};
+        return Move{nx && ends[dst].exists ? Move::kRefused : Move::kRenamed,
+                    std::move(ends[src].taken)};
+      },
+      [=](Shard& shard, size_t gi, Move& move) {
+        if (move.outcome == Move::kRenamed && gi == dst) shard.Put(*dst_key, std::move(move.entry));
+        if (move.outcome == Move::kRefused && gi == src) shard.Put(*src_key, std::move(move.entry));
+      },
+      [out, nx](Move& move) {
+        out.Send([nx, outcome = move.outcome](ReplyBuilder& rb) {
+          if (outcome == Move::kNoSource) return rb.Error(err::kNoSuchKey);
+          nx ? rb.Integer(outcome == Move::kRefused ? 0 : 1) : rb.Ok();
         });
-  });
+      });
 }
 
 void RenameCoord(CoordCmd& cmd) { RenameAcross(cmd, false); }

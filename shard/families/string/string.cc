@@ -320,38 +320,26 @@ void MSetNx(ShardCmd& cmd) {
 void MSetNxCoord(CoordCmd& cmd) {
   if (!PairsOk(cmd.args, "msetnx", cmd.reply)) return;
   auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
-  auto locks = LockKeys(groups, 2);
   DeferredReply out(cmd);
-  ShardThread* self = &cmd.self;
-  ShardSet* shards = &cmd.shards;
-  AcquireThen(cmd, locks, [groups, locks, out, self, shards] {
-    FanOut<bool>(
-        *self, *shards, groups->shards,
-        [groups](Shard& shard, size_t gi) {
-          const auto& kv = groups->args[gi];
-          for (size_t i = 0; i < kv.size(); i += 2) {
-            if (shard.Find(kv[i]) != nullptr) return true;
-          }
-          return false;
-        },
-        [groups, locks, out, self, shards](std::vector<bool>& exists) {
-          bool write = true;
-          for (bool any : exists) write &= !any;
-          FanOut<bool>(
-              *self, *shards, groups->shards,
-              [groups, locks, write](Shard& shard, size_t gi) {
-                const auto& kv = groups->args[gi];
-                for (size_t i = 0; write && i + 1 < kv.size(); i += 2) {
-                  shard.SetString(kv[i], kv[i + 1]);
-                }
-                ReleaseOn(shard, *locks, gi);
-                return true;
-              },
-              [out, write](std::vector<bool>&) {
-                out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); });
-              });
-        });
-  });
+  LockedReadThenWrite(
+      cmd, LockKeys(groups, 2),
+      [groups](Shard& shard, size_t gi) {
+        const auto& kv = groups->args[gi];
+        for (size_t i = 0; i < kv.size(); i += 2) {
+          if (shard.Find(kv[i]) != nullptr) return true;
+        }
+        return false;
+      },
+      [](std::vector<bool>& exists) {
+        bool write = true;
+        for (bool any : exists) write &= !any;
+        return write;
+      },
+      [groups](Shard& shard, size_t gi, bool write) {
+        const auto& kv = groups->args[gi];
+        for (size_t i = 0; write && i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
+      },
+      [out](bool write) { out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); }); });
 }
 
 }  // namespace

@@ -5,9 +5,9 @@
 // inline) and are atomic across shards like MSETNX and RENAME (multi_shard.h):
 //
 //   lock every key, shard by shard ─▶ step 1 on each shard: copy the sources out
-//   (a non-STORE command releases here) ─▶ combine on the connection's thread
-//   ─▶ step 2 on each shard: the destination's shard stores the result; all release
-//   ─▶ reply
+//   (a non-STORE command releases here: LockedFanOut) ─▶ combine on the connection's
+//   thread ─▶ step 2 on each shard: the destination's shard stores the result; all
+//   release (LockedReadThenWrite) ─▶ reply
 //
 // Copies are taken because a shard's data never leaves its thread (STYLE.md). The set
 // arithmetic itself is in zset_setops.cc.
@@ -45,72 +45,67 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
                       Extract extract, Combine combine) {
   auto groups = std::make_shared<const KeyGroups>(
       GroupKeys(cmd.shards, ArgList(keys.data(), keys.size()), 0, 1));
-  auto locks = LockKeys(groups, 1);
   auto ex = std::make_shared<const Extract>(std::move(extract));
-  auto comb = std::make_shared<const Combine>(std::move(combine));
   const size_t first_source = store ? 1 : 0;
+  // On each shard: copies of its sources, in its group's order.
+  auto read = [groups, ex, first_source](Shard& shard, size_t gi) {
+    const auto& items = groups->items[gi];
+    std::vector<SourceRead> reads(items.size());
+    for (size_t k = 0; k < items.size(); ++k) {
+      if (items[k] < first_source) continue;
+      Entry* e = shard.FindForRead(groups->args[gi][k]);
+      if (e == nullptr) continue;
+      if (e->type() != ValueType::kZSet) {
+        reads[k].wrongtype = true;
+        continue;
+      }
+      reads[k].exists = true;
+      reads[k].members = (*ex)(*e->object<ZSet>());
+    }
+    return reads;
+  };
+  // On this thread: the sources in argument order, combined.
+  auto outcome = [groups, first_source,
+                  combine = std::move(combine)](std::vector<std::vector<SourceRead>>& parts) {
+    std::vector<SourceRead> sources(groups->item_count - first_source);
+    for (size_t gi = 0; gi < parts.size(); ++gi) {
+      for (size_t k = 0; k < parts[gi].size(); ++k) {
+        size_t item = groups->items[gi][k];
+        if (item >= first_source) sources[item - first_source] = std::move(parts[gi][k]);
+      }
+    }
+    return combine(sources);
+  };
   DeferredReply out(cmd);
-  ShardThread* self = &cmd.self;
-  ShardSet* shards = &cmd.shards;
-  AcquireThen(cmd, locks, [=] {
-    FanOut<std::vector<SourceRead>>(
-        *self, *shards, groups->shards,
-        [=](Shard& shard, size_t gi) {
-          const auto& items = groups->items[gi];
-          std::vector<SourceRead> reads(items.size());
-          for (size_t k = 0; k < items.size(); ++k) {
-            if (items[k] < first_source) continue;
-            Entry* e = shard.FindForRead(groups->args[gi][k]);
-            if (e == nullptr) continue;
-            if (e->type() != ValueType::kZSet) {
-              reads[k].wrongtype = true;
-              continue;
-            }
-            reads[k].exists = true;
-            reads[k].members = (*ex)(*e->object<ZSet>());
-          }
-          if (!store) ReleaseOn(shard, *locks, gi);
-          return reads;
-        },
-        [=](std::vector<std::vector<SourceRead>>& parts) {
-          std::vector<SourceRead> sources(groups->item_count - first_source);
-          for (size_t gi = 0; gi < parts.size(); ++gi) {
-            for (size_t k = 0; k < parts[gi].size(); ++k) {
-              size_t item = groups->items[gi][k];
-              if (item >= first_source) sources[item - first_source] = std::move(parts[gi][k]);
-            }
-          }
-          auto outcome = std::make_shared<const Outcome>((*comb)(sources));
-          if (!store) {
-            return out.Send([&](ReplyBuilder& rb) {
-              if (!outcome->error.empty()) return rb.Error(outcome->error);
-              if (outcome->cardinality >= 0) return rb.Integer(outcome->cardinality);
-              ScoredLen(rb, outcome->members.size(), outcome->withscores);
-              for (const auto& [m, s] : outcome->members) {
-                ReplyScored(rb, m, s, outcome->withscores);
-              }
-            });
-          }
-          FanOut<bool>(
-              *self, *shards, groups->shards,
-              [=](Shard& shard, size_t gi) {
-                // Items are in argument order within a group: item 0 leads its group.
-                if (outcome->error.empty() && groups->items[gi][0] == 0) {
-                  shard.Store(groups->args[gi][0],
-                              Value(BuildZSet(outcome->members, outcome->incremental,
-                                              outcome->known_length)));
-                }
-                ReleaseOn(shard, *locks, gi);
-                return true;
-              },
-              [out, outcome](std::vector<bool>&) {
-                out.Send([&](ReplyBuilder& rb) {
-                  if (!outcome->error.empty()) return rb.Error(outcome->error);
-                  rb.Integer(int64_t(outcome->members.size()));
-                });
-              });
+  if (!store) {
+    return LockedFanOut<std::vector<SourceRead>>(
+        cmd, LockKeys(groups, 1), read,
+        [out, outcome](std::vector<std::vector<SourceRead>>& parts) {
+          Outcome o = outcome(parts);
+          out.Send([&](ReplyBuilder& rb) {
+            if (!o.error.empty()) return rb.Error(o.error);
+            if (o.cardinality >= 0) return rb.Integer(o.cardinality);
+            ScoredLen(rb, o.members.size(), o.withscores);
+            for (const auto& [m, s] : o.members) ReplyScored(rb, m, s, o.withscores);
+          });
         });
-  });
+  }
+  LockedReadThenWrite(
+      cmd, LockKeys(groups, 1), read, outcome,
+      [groups](Shard& shard, size_t gi, const Outcome& o) {
+        // Items are in argument order within a group: item 0 (the destination) leads its
+        // group.
+        if (o.error.empty() && groups->items[gi][0] == 0) {
+          shard.Store(groups->args[gi][0],
+                      Value(BuildZSet(o.members, o.incremental, o.known_length)));
+        }
+      },
+      [out](const Outcome& o) {
+        out.Send([&](ReplyBuilder& rb) {
+          if (!o.error.empty()) return rb.Error(o.error);
+          rb.Integer(int64_t(o.members.size()));
+        });
+      });
 }
 
 // ---- ZRANGESTORE dst src min max [BYSCORE|BYLEX] [REV] [LIMIT offset count] ----
