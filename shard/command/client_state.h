@@ -18,7 +18,7 @@ struct CommandSpec;
 
 // A command queued between MULTI and EXEC, with its own copy of the arguments.
 struct QueuedCommand {
-  const CommandSpec* spec;
+  const CommandSpec* spec;  // the row it runs: a subcommand's own, or the command's
   std::unique_ptr<OwnedArgs> args;
 };
 

@@ -9,16 +9,10 @@
 
 namespace rc {
 
-void CommandSpec::KeyPositions(size_t argc, std::vector<size_t>* out) const {
-  out->clear();
-  if (keys.none()) return;
-  int last = keys.last < 0 ? int(argc) + keys.last : keys.last;
-  if (last >= int(argc)) last = int(argc) - 1;
-  for (int i = keys.first; i <= last; i += keys.step) out->push_back(size_t(i));
-}
-
 bool CommandSpec::AllKeyPositions(ArgList args, std::vector<size_t>* out) const {
-  KeyPositions(args.size(), out);
+  out->clear();
+  const KeySpan span = KeysIn(args.size());
+  for (size_t i = span.first; i <= span.last; i += span.step) out->push_back(i);
   if (numkeys_index <= 0 || size_t(numkeys_index) >= args.size()) return !out->empty();
   // Read as Redis reads it here (atoi): leading digits count, anything after is ignored.
   std::string_view s = args[size_t(numkeys_index)];
@@ -46,18 +40,13 @@ size_t CommandTable::Slot(std::string_view name) {
   return h & (kSlots - 1);
 }
 
-std::string CommandSpec::FullName(ArgList args) const {
-  if (subcommands.empty() || args.size() < 2) return name;
-  return StrCat(name, "|", ToLower(args[1]));
-}
-
 std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
-  std::vector<size_t> positions;
-  KeyPositions(args.size(), &positions);
-  std::vector<std::string_view> keys;
-  keys.reserve(positions.size());
-  for (size_t p : positions) keys.push_back(args[p]);
-  return keys;
+  std::vector<std::string_view> out;
+  const KeySpan span = KeysIn(args.size());
+  for (size_t i = span.first; i <= span.last; i += span.step) {
+    out.push_back(args[i]);
+  }
+  return out;
 }
 
 void CommandTable::Family::Add(CommandSpec spec) {
@@ -65,12 +54,39 @@ void CommandTable::Family::Add(CommandSpec spec) {
   table_.Add(std::move(spec));
 }
 
-void CommandTable::Add(CommandSpec spec) {
-  bool multi_key = !spec.keys.none() && spec.keys.last != spec.keys.first;
-  if ((spec.on_shard == nullptr && spec.on_coord == nullptr) ||
-      (multi_key && spec.on_coord == nullptr)) {
-    std::fprintf(stderr, "command %s has no handler able to route it\n", spec.name.c_str());
+void CommandTable::CheckRoutable(const CommandSpec& spec) {
+  const bool multi_key = !spec.keys.none() && spec.keys.last != spec.keys.first;
+  // A container without a handler of its own is fine when its arity refuses a bare call.
+  const bool runs_bare = spec.subcommands.empty() || spec.ArityOk(1);
+  const char* why = nullptr;
+  if (runs_bare && spec.on_shard == nullptr && spec.on_coord == nullptr) {
+    why = "has no handler";
+  } else if (multi_key && spec.on_coord == nullptr) {
+    why = "has keys that may span shards but no coordinator handler";
+  } else if (!spec.keys.none() && spec.keys.step <= 0) {
+    why = "has keys but no step";
+  } else if (runs_bare && spec.on_coord == nullptr &&
+             (spec.keys.none() || std::abs(spec.arity) <= spec.keys.first)) {
+    why = "may be called without a key but has no coordinator handler";
+  }
+  if (why != nullptr) {
+    std::fprintf(stderr, "command %s %s\n", spec.full_name.c_str(), why);
     std::abort();
+  }
+}
+
+void CommandTable::Add(CommandSpec spec) {
+  spec.full_name = spec.name;
+  CheckRoutable(spec);
+  for (CommandSpec& sub : spec.subcommands) {
+    sub.full_name = StrCat(spec.name, "|", sub.name);
+    // A subcommand is in its container's categories, and in its own.
+    sub.categories.insert(sub.categories.begin(), spec.categories.begin(), spec.categories.end());
+    if (!sub.subcommands.empty() || spec.FindSubcommand(sub.name) != &sub) {
+      std::fprintf(stderr, "subcommand %s nests or is registered twice\n", sub.full_name.c_str());
+      std::abort();
+    }
+    CheckRoutable(sub);
   }
   if (Find(spec.name) != nullptr || specs_.size() * 2 >= kSlots) {
     std::fprintf(stderr, "command %s registered twice, or the table is full\n", spec.name.c_str());
@@ -90,22 +106,21 @@ const CommandSpec* CommandTable::Find(std::string_view name) const {
   }
 }
 
-int CommandSpec::FindSubcommand(std::string_view sub) const {
-  for (size_t i = 0; i < subcommands.size(); ++i) {
-    if (EqualsIgnoreCase(subcommands[i].first, sub)) return int(i);
+const CommandSpec* CommandSpec::FindSubcommand(std::string_view sub) const {
+  for (const CommandSpec& s : subcommands) {
+    if (EqualsIgnoreCase(s.name, sub)) return &s;
   }
-  return -1;
+  return nullptr;
 }
 
 void CommandTable::AssignStatIds() {
   stat_names_.clear();
   for (CommandSpec& spec : specs_) {
     spec.stat_id = uint32_t(stat_names_.size());
-    stat_names_.push_back(spec.name);
-    spec.sub_stat_ids.clear();
-    for (const auto& sub : spec.subcommands) {
-      spec.sub_stat_ids.push_back(uint32_t(stat_names_.size()));
-      stat_names_.push_back(StrCat(spec.name, "|", sub.first));
+    stat_names_.push_back(spec.full_name);
+    for (CommandSpec& sub : spec.subcommands) {
+      sub.stat_id = uint32_t(stat_names_.size());
+      stat_names_.push_back(sub.full_name);
     }
   }
 }

@@ -1,7 +1,15 @@
 #pragma once
-// The command table: one row per command, in Redis's shape (name, arity, flags, key
-// positions), so arity, key extraction and routing are checked in one place and COMMAND
-// can answer truthfully. Each command family registers its rows from its own file.
+// The command table: one row per command and one per subcommand, in Redis's shape (name,
+// arity, flags, key positions), so arity, key extraction and routing are checked in one
+// place and COMMAND can answer truthfully. Each command family registers its rows from
+// its own file, in one Register...Commands function:
+//
+//   CommandTable::Family f = t.StartFamily("@sortedset");
+//   f.Add({.name = "zcard", .arity = 2, .flags = kCmdReadOnly | kCmdFast,
+//          .keys = {1, 1, 1}, .on_shard = ZCard});
+//   t.StartFamily().Add({.name = "config", .arity = -2, .flags = ...,
+//                        .subcommands = {{.name = "get", .arity = -3, .flags = ...,
+//                                         .on_coord = ConfigGet}, ...}});
 
 #include <array>
 #include <cstdint>
@@ -51,6 +59,9 @@ enum CmdFlag : uint32_t {
   kCmdMayReplicate = 1 << 16,
 };
 
+// What Redis marks every container's HELP subcommand: allowed while loading and stale.
+inline constexpr uint32_t kHelpFlags = kCmdLoading | kCmdStale;
+
 // A command running on the thread that owns every key it names. Runs on that shard's
 // thread, which may not be the connection's: it sees no client state, only its shard.
 struct ShardCmd {
@@ -85,15 +96,32 @@ struct KeyRange {
   bool none() const { return first <= 0; }
 };
 
-// One row of the command table, declared with named fields by its family:
-//
-//   f.Add({.name = "zadd", .arity = -4, .flags = kCmdWrite | kCmdDenyOom | kCmdFast,
-//          .keys = {1, 1, 1}, .on_shard = ZAdd});
-//
-// The fields after `subcommands` are filled in by the table.
+// The key positions of one invocation: first, first + step, ... up to last, so
+// `for (size_t i = s.first; i <= s.last; i += s.step)` visits them. Empty (last < first)
+// when the invocation names no key.
+struct KeySpan {
+  uint32_t first = 1;
+  uint32_t last = 0;
+  uint32_t step = 1;
+  bool empty() const { return last < first; }
+  // Positions of `range`'s keys among `argc` arguments.
+  static KeySpan Of(const KeyRange& range, size_t argc) {
+    if (range.none() || size_t(range.first) >= argc) return {};
+    int64_t last = range.last < 0 ? int64_t(argc) + range.last : range.last;
+    if (last >= int64_t(argc)) last = int64_t(argc) - 1;
+    if (last < range.first) return {};
+    return {uint32_t(range.first), uint32_t(last), uint32_t(range.step)};
+  }
+};
+
+// One row of the command table: a command, or one subcommand of a container (CONFIG GET
+// is the row "get" among CONFIG's `subcommands`, as Redis's commands.def has CONFIG|GET).
+// A family declares the fields up to `subcommands`; the table fills in the rest.
 struct CommandSpec {
-  std::string name;  // lower case, as COMMAND reports it
-  int arity = 0;     // N: exactly N arguments including the name; -N: at least N
+  std::string name;  // lower case, as COMMAND reports it; a subcommand's own ("get")
+  // N: exactly N arguments including the name (a subcommand's count its container's
+  // name too); -N: at least N.
+  int arity = 0;
   uint32_t flags = 0;
   KeyRange keys = {};
   // Runs on the owning shard when every key maps to one shard.
@@ -103,45 +131,28 @@ struct CommandSpec {
   // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
   // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
   int numkeys_index = 0;
-  // ACL categories for COMMAND INFO beyond the family's, e.g. KEYS's "@dangerous".
+  // ACL categories for COMMAND INFO beyond those its family (for a subcommand: its
+  // container) has and its flags imply, e.g. KEYS's "@dangerous".
   std::vector<std::string> categories = {};
-  // Container commands (CONFIG, CLIENT, ...): each subcommand's lower-case name and
-  // arity (counting the container's name). The dispatcher refuses unknown subcommands and
-  // wrong arity with Redis's texts, naming them "config|get" as Redis does.
-  std::vector<std::pair<std::string, int>> subcommands = {};
+  // A container's subcommands, each a row of its own with its arity, flags, keys,
+  // categories, handler and statistics. The dispatcher looks args[1] up among them once
+  // and runs that row; unknown ones and wrong arity get Redis's texts, naming the
+  // subcommand "config|get". A container has no handler unless Redis runs it bare too
+  // (COMMAND); otherwise its arity refuses a bare call.
+  std::vector<CommandSpec> subcommands = {};
 
-  // What COMMAND INFO reports for a subcommand whose flags, keys or categories differ from
-  // the row's (Redis has them per subcommand: CLIENT LIST is admin, CLIENT ID is not;
-  // MEMORY USAGE names a key, MEMORY STATS none). Indexed like `subcommands`; rows that
-  // leave it empty report the row's for every subcommand. Routing still uses the row.
-  struct SubcommandInfo {
-    uint32_t flags = 0;
-    bool keyless = false;
-    std::vector<std::string> categories = {};
-  };
-  std::vector<SubcommandInfo> sub_info = {};
+  // Filled in by the table.
+  std::string full_name;  // "get", "config|get": errors, INFO commandstats, CLIENT LIST
+  uint32_t stat_id = 0;   // its slot in each thread's CommandStats (command_stats.h)
 
-  // Slots in each thread's CommandStats (shard/command_stats.h): the command's, and one
-  // per subcommand in `subcommands` order. Assigned by CommandTable::AssignStatIds.
-  uint32_t stat_id = 0;
-  std::vector<uint32_t> sub_stat_ids = {};
-
-  // Index of args[1] among `subcommands` (case-insensitive), or -1.
-  int FindSubcommand(std::string_view sub) const;
-  // The stat id of this invocation: its subcommand's, else the row's.
-  uint32_t StatIdFor(ArgList args) const {
-    int sub = args.size() >= 2 && !subcommands.empty() ? FindSubcommand(args[1]) : -1;
-    return sub >= 0 ? sub_stat_ids[size_t(sub)] : stat_id;
-  }
-
-  // The name Redis reports for this invocation: "get", or "config|get".
-  std::string FullName(ArgList args) const;
+  // The subcommand named `sub` (case-insensitive), or nullptr.
+  const CommandSpec* FindSubcommand(std::string_view sub) const;
 
   bool ArityOk(size_t argc) const {
     return arity >= 0 ? argc == size_t(arity) : argc >= size_t(-arity);
   }
-  // Positions of key arguments in `args`; empty when the command names none.
-  void KeyPositions(size_t argc, std::vector<size_t>* out) const;
+  // Positions of key arguments in an invocation of `argc` arguments.
+  KeySpan KeysIn(size_t argc) const { return KeySpan::Of(keys, argc); }
   // The key arguments themselves.
   std::vector<std::string_view> KeysOf(ArgList args) const;
   // COMMAND GETKEYS: every key position, those counted by numkeys too; false (and none)
@@ -152,15 +163,12 @@ struct CommandSpec {
 class CommandTable {
  public:
   // Registers one family's rows, giving each the family's ACL category, so a family says
-  // it once (Dragonfly's StartFamily):
-  //
-  //   CommandTable::Family f = t.StartFamily("@sortedset");
-  //   f.Add({.name = "zcard", ...});
+  // it once (Dragonfly's StartFamily; the example atop this file).
   class Family {
    public:
-    // Adds the row in this family's category (none for a family started without one).
-    // Aborts on a duplicate name or on a row that could not be routed: no handler, or
-    // keys that may span shards without a coordinator handler.
+    // Adds the row, and its subcommands, in this family's category (none for a family
+    // started without one). Aborts on a duplicate name or on a row that could not be
+    // routed: no handler, or keys that may span shards without a coordinator handler.
     void Add(CommandSpec spec);
 
    private:
@@ -173,7 +181,8 @@ class CommandTable {
   Family StartFamily(std::string category = {}) { return Family(*this, std::move(category)); }
 
   CommandTable() = default;
-  // Rows point at each other: the table moves (its deque keeps them in place), never copies.
+  // slots_ points at the rows: the table moves (its deque keeps them in place), never
+  // copies.
   CommandTable(CommandTable&&) = default;
   CommandTable(const CommandTable&) = delete;
   CommandTable& operator=(const CommandTable&) = delete;
@@ -182,13 +191,21 @@ class CommandTable {
   // neither copies nor lower-cases the name: a case-folding hash into an open-addressed
   // array, then one case-insensitive compare.
   const CommandSpec* Find(std::string_view name) const;
+  // The row `args` runs: its command's, or for a container called with a subcommand the
+  // subcommand's own; nullptr for unknown names. Arity is not checked.
+  const CommandSpec* Resolve(ArgList args) const {
+    const CommandSpec* spec = Find(args[0]);
+    if (spec == nullptr || spec->subcommands.empty() || args.size() < 2) return spec;
+    return spec->FindSubcommand(args[1]);
+  }
+  // Commands (containers count once, as COMMAND COUNT counts them).
   size_t size() const { return specs_.size(); }
   template <typename Fn>
   void ForEach(Fn&& fn) const {
     for (const auto& spec : specs_) fn(spec);
   }
   // Numbers every command and subcommand for per-command statistics; called once the
-  // table is complete (BuildCommandTable). stat_names()[id] is "get" or "config|get".
+  // table is complete (BuildCommandTable). stat_names()[id] is the row's full name.
   void AssignStatIds();
   const std::vector<std::string>& stat_names() const { return stat_names_; }
   // The stat id of "get" / "config|get" (lower case), or -1.
@@ -198,6 +215,8 @@ class CommandTable {
   static constexpr size_t kSlots = 1024;  // power of two, well above the command count
   static size_t Slot(std::string_view name);
   void Add(CommandSpec spec);
+  // Aborts unless the dispatcher can run every invocation `spec` accepts.
+  static void CheckRoutable(const CommandSpec& spec);
 
   std::deque<CommandSpec> specs_;  // stable addresses, survives moves
   std::array<const CommandSpec*, kSlots> slots_{};

@@ -28,9 +28,19 @@ std::string WrongArityError(std::string_view command_name) {
   return StrCat("ERR wrong number of arguments for '", command_name, "' command");
 }
 
+namespace {
+
+std::string UnknownSubcommandError(std::string_view container, std::string_view sub) {
+  std::string upper(container);
+  for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return StrCat("ERR unknown subcommand '", sub.substr(0, 128), "'. Try ", upper, " HELP.");
+}
+
+}  // namespace
+
 bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   if (!client.Locking()) return false;
-  const CommandSpec* spec = table_.Find(args[0]);
+  const CommandSpec* spec = table_.Resolve(args);
   if (spec == nullptr || !spec->ArityOk(args.size())) return false;  // just an error reply
   // Between MULTI and EXEC commands are only queued; EXEC is what runs them.
   if (client.multi && !(spec->flags & kCmdNotQueued)) return false;
@@ -44,17 +54,21 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   // coordinator-only rows wait for everything too.
   if (spec->on_shard == nullptr) return true;
   if (client.locking_whole > 0) return true;
-  for (std::string_view k : spec->KeysOf(args)) {
-    if (client.locking_keys.contains(absl::string_view(k.data(), k.size()))) return true;
+  const KeySpan keys = spec->KeysIn(args.size());
+  for (size_t i = keys.first; i <= keys.last; i += keys.step) {
+    if (client.locking_keys.contains(absl::string_view(args[i].data(), args[i].size()))) {
+      return true;
+    }
   }
   return false;
 }
 
-void Dispatcher::Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
-                        std::string_view error) const {
-  if (stat_id >= 0) self.command_stats().Rejected(uint32_t(stat_id));
-  self.command_stats().ErrorReply(error);
-  reply.Error(error);
+void Dispatcher::Refuse(Request& req, int64_t stat_id, std::string_view error) const {
+  if (req.client.multi) req.client.multi->aborted = true;
+  CommandStats& stats = req.self.command_stats();
+  if (stat_id >= 0) stats.Rejected(uint32_t(stat_id));
+  stats.ErrorReply(error);
+  req.reply.Error(error);
 }
 
 bool Dispatcher::Paused(ArgList args) const {
@@ -64,13 +78,13 @@ bool Dispatcher::Paused(ArgList args) const {
     pause.ClearIfExpired(now_ms);
     return false;
   }
-  const CommandSpec* spec = table_.Find(args[0]);
+  const CommandSpec* spec = table_.Resolve(args);
   return pause.Holds(spec != nullptr ? spec->flags : 0, now_ms);
 }
 
-void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id, uint64_t ns,
+void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns,
                         const std::string& out, size_t from) const {
-  CountCommand(thread.command_stats(), stat_id, ns, out, from,
+  CountCommand(thread.command_stats(), spec.stat_id, ns, out, from,
                server_.config.latency_tracking.get() != 0);
   int64_t threshold_ms = server_.config.latency_monitor_threshold;
   if (threshold_ms > 0 && int64_t(ns / 1'000'000) >= threshold_ms) {
@@ -86,19 +100,19 @@ void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t 
                                  size_t(server_.config.slowlog_max_len.get()));
 }
 
-void Dispatcher::FeedMonitors(ShardThread& self, const ClientState& client, ArgList args) const {
+void Dispatcher::FeedMonitors(const Request& req) const {
   auto line = std::make_shared<const std::string>(
-      MonitorLine(server_.clock->NowUnixMicros(), client.addr, args));
+      MonitorLine(server_.clock->NowUnixMicros(), req.client.addr, req.args));
   for (uint32_t t = 0; t < shards_.size(); ++t) {
     auto deliver = [shards = &shards_, t, line] {
       for (const auto& [id, monitor] : shards->thread(t).clients().monitors()) {
         monitor->Push(*line);
       }
     };
-    if (t == self.id()) {
+    if (t == req.self.id()) {
       deliver();
     } else {
-      self.Post(t, deliver);
+      req.self.Post(t, deliver);
     }
   }
 }
@@ -106,49 +120,38 @@ void Dispatcher::FeedMonitors(ShardThread& self, const ClientState& client, ArgL
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
                           ReplyBuilder& reply, ArgList args) const {
   ++self.stats().commands_processed;
-  // A refused command also dooms the transaction being queued, as in Redis; it counts as
-  // rejected (stat_id >= 0) and in errorstats.
-  auto refuse = [&](int64_t stat_id, std::string_view error) {
-    if (client.multi) client.multi->aborted = true;
-    Reject(self, stat_id, reply, error);
-  };
+  Request req{self, client, sink, reply, args};
   const CommandSpec* spec = table_.Find(args[0]);
-  if (spec == nullptr) return refuse(-1, UnknownCommandError(args));
-  uint32_t stat_id = spec->stat_id;
-  uint32_t flags = spec->flags;  // a container's: its subcommand's, once known
-  client.last_cmd = stat_id;
-  if (!spec->ArityOk(args.size())) return refuse(stat_id, WrongArityError(spec->name));
+  if (spec == nullptr) return Refuse(req, -1, UnknownCommandError(args));
+  client.last_cmd = spec->stat_id;
+  if (!spec->ArityOk(args.size())) return Refuse(req, spec->stat_id, WrongArityError(spec->name));
   if (!spec->subcommands.empty() && args.size() >= 2) {
-    int sub = spec->FindSubcommand(args[1]);
-    if (sub < 0) {
-      std::string upper = spec->name;
-      for (char& c : upper) c = char(std::toupper(static_cast<unsigned char>(c)));
-      return refuse(-1, StrCat("ERR unknown subcommand '", args[1].substr(0, 128), "'. Try ", upper,
-                               " HELP."));
-    }
-    stat_id = spec->sub_stat_ids[size_t(sub)];
-    if (size_t(sub) < spec->sub_info.size()) flags = spec->sub_info[size_t(sub)].flags;
-    client.last_cmd = stat_id;
-    int arity = spec->subcommands[size_t(sub)].second;
-    if (arity >= 0 ? args.size() != size_t(arity) : args.size() < size_t(-arity)) {
-      return refuse(stat_id, WrongArityError(spec->FullName(args)));
+    const CommandSpec* sub = spec->FindSubcommand(args[1]);
+    if (sub == nullptr) return Refuse(req, -1, UnknownSubcommandError(spec->name, args[1]));
+    spec = sub;
+    client.last_cmd = spec->stat_id;
+    if (!spec->ArityOk(args.size())) {
+      return Refuse(req, spec->stat_id, WrongArityError(spec->full_name));
     }
   }
+  // From here on only the row that runs counts: its flags, keys, handler, statistics.
+  req.spec = spec;
+  const uint32_t flags = spec->flags;
   // After the name and arity checks, as Redis: an unknown command is reported as such.
-  if (!(spec->flags & kCmdNoAuth) && AuthRequired(server_, client)) {
-    return refuse(stat_id, err::kNoAuth);
+  if (!(flags & kCmdNoAuth) && AuthRequired(server_, client)) {
+    return Refuse(req, spec->stat_id, err::kNoAuth);
   }
-  if (client.Subscriptions() > 0 && !client.resp3 && !(spec->flags & kCmdSubscribeOk)) {
-    return refuse(stat_id,
-                  StrCat("ERR Can't execute '", spec->FullName(args),
+  if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
+    return Refuse(req, spec->stat_id,
+                  StrCat("ERR Can't execute '", spec->full_name,
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                          "allowed in this context"));
   }
   // Redis flags a MONITOR client as a replica, which may not touch the keyspace.
   if (client.monitor && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
-    return refuse(stat_id, "ERR Replica can't interact with the keyspace");
+    return Refuse(req, spec->stat_id, "ERR Replica can't interact with the keyspace");
   }
-  if (client.multi && !(spec->flags & kCmdNotQueued)) {
+  if (client.multi && !(flags & kCmdNotQueued)) {
     // As Redis, nothing is kept once EXEC is bound to fail: a refused command doomed
     // it, or a watched key changed (that flag stays set until EXEC, DISCARD or UNWATCH).
     const bool doomed =
@@ -164,87 +167,76 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // command is shown after it ran: a monitor sees its own command's reply first.
   const bool feed =
       server_.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(flags & kCmdAdmin);
-  Execute(self, client, sink, reply, spec, stat_id, args);
-  if (feed) FeedMonitors(self, client, args);
+  Execute(req);
+  if (feed) FeedMonitors(req);
 }
 
-void Dispatcher::Execute(ShardThread& self, ClientState& client, ReplySink& sink,
-                         ReplyBuilder& reply, const CommandSpec* spec, uint32_t stat_id,
-                         ArgList args) const {
-  // A row with key positions routes by its first key; a shorter invocation (OBJECT HELP,
-  // MEMORY STATS) names no key and runs on the connection's thread.
-  const KeyRange& keys = spec->keys;
-  if (spec->on_shard != nullptr && !keys.none() && int(args.size()) > keys.first) {
-    int last = keys.last < 0 ? int(args.size()) + keys.last : keys.last;
-    if (last >= int(args.size())) last = int(args.size()) - 1;
-    uint32_t owner = shards_.ShardOf(args[keys.first]);
-    bool one_shard = true;
-    for (int i = keys.first + keys.step; one_shard && i <= last; i += keys.step) {
-      one_shard = shards_.ShardOf(args[i]) == owner;
-    }
-    if (one_shard) {
-      if (owner != self.id()) return RunRemote(self, owner, *spec, stat_id, client, sink, args);
-      Shard& shard = self.shard();
-      if (shard.locks().Idle()) {
-        ShardCmd cmd{shard, args, reply, server_};
-        return Timed(self, client, *spec, stat_id, args, reply, [&] { spec->on_shard(cmd); });
-      }
-      // A multi-shard command holds or awaits some keys here: check ours.
-      uint64_t slot = sink.Defer();
-      ReplySink* reply_to = &sink;
-      ClientState* who = &client;
-      RunWhenFree(self, *spec, stat_id, std::make_unique<OwnedArgs>(args), client.resp3,
-                  [this, reply_to, who, slot](std::string out, uint64_t ns,
-                                              std::unique_ptr<OwnedArgs> slow) {
-                    if (slow) MaybeSlowLog(*who, slow->view(), ns);
-                    reply_to->Fulfill(slot, std::move(out));
-                  });
-      return;
-    }
+void Dispatcher::Execute(Request& req) const {
+  const CommandSpec& spec = *req.spec;
+  // Rows only a coordinator runs (ZUNIONSTORE's keys follow numkeys) find their own keys.
+  if (spec.on_shard != nullptr) {
+    req.keys = spec.KeysIn(req.args.size());
+    req.owner = OwnerOf(shards_, req.args, req.keys);
   }
-  CoordCmd cmd{self, shards_, server_, client, sink, table_, args, reply};
-  Timed(self, client, *spec, stat_id, args, reply, [&] { spec->on_coord(cmd); });
+  if (req.owner == kNoShard) {
+    CoordCmd cmd{req.self, shards_, server_, req.client, req.sink, table_, req.args, req.reply};
+    return Timed(req, [&] { spec.on_coord(cmd); });
+  }
+  if (req.owner != req.self.id()) return RunRemote(req);
+  Shard& shard = req.self.shard();
+  if (shard.locks().Idle()) {
+    ShardCmd cmd{shard, req.args, req.reply, server_};
+    return Timed(req, [&] { spec.on_shard(cmd); });
+  }
+  // A multi-shard command holds or awaits some keys here: check ours.
+  uint64_t slot = req.sink.Defer();
+  ReplySink* reply_to = &req.sink;
+  ClientState* who = &req.client;
+  RunWhenFree(
+      req.self, ShardJob{&spec, req.keys, req.client.resp3, std::make_unique<OwnedArgs>(req.args)},
+      [this, reply_to, who, slot](std::string out, uint64_t ns, std::unique_ptr<OwnedArgs> slow) {
+        if (slow) MaybeSlowLog(*who, slow->view(), ns);
+        reply_to->Fulfill(slot, std::move(out));
+      });
 }
 
-void Dispatcher::RunWhenFree(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
-                             std::unique_ptr<OwnedArgs> owned, bool resp3, Deliver deliver) const {
-  // Keys view owned's buffer, which stays put when `owned` moves into the task.
+void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver) const {
   KeyLocks& locks = thread.shard().locks();
   KeyLocks::Keys keys;
-  if (!locks.Idle()) keys = spec.KeysOf(owned->view());
-  auto run = [this, &thread, &spec, stat_id, resp3, owned = std::move(owned),
-              deliver = std::move(deliver)]() mutable {
+  if (!locks.Idle()) {
+    // Views into job.args's buffer, which stays put when `job` moves into the task.
+    ArgList args = job.args->view();
+    for (size_t i = job.keys.first; i <= job.keys.last; i += job.keys.step) {
+      keys.push_back(args[i]);
+    }
+  }
+  auto run = [this, &thread, job = std::move(job), deliver = std::move(deliver)]() mutable {
     std::string out;
-    ReplyBuilder rb(&out, resp3);
-    ShardCmd cmd{thread.shard(), owned->view(), rb, server_};
+    ReplyBuilder rb(&out, job.resp3);
+    ShardCmd cmd{thread.shard(), job.args->view(), rb, server_};
     uint64_t start = CycleClock::Now();
-    spec.on_shard(cmd);
+    job.spec->on_shard(cmd);
     uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
     // Counted here, on the thread where it ran. The slow log wants the client, which only
     // the connection's thread may read, so a slow command's arguments travel back.
-    Record(thread, spec, stat_id, ns, out, 0);
-    bool slow = SlowEnough(ns) && !(spec.flags & kCmdSkipSlowlog);
-    deliver(std::move(out), ns, slow ? std::move(owned) : nullptr);
+    Record(thread, *job.spec, ns, out, 0);
+    bool slow = SlowEnough(ns) && !(job.spec->flags & kCmdSkipSlowlog);
+    deliver(std::move(out), ns, slow ? std::move(job.args) : nullptr);
   };
   if (locks.Idle() || locks.MayRun(keys, false)) return run();
   locks.Enqueue(std::move(keys), false, std::move(run));
 }
 
-void Dispatcher::RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec,
-                           uint32_t stat_id, ClientState& client, ReplySink& sink,
-                           ArgList args) const {
-  ++self.stats().remote_commands;
-  uint64_t slot = sink.Defer();
-  const uint32_t home = self.id();
-  ShardSet* shards = &shards_;
-  const CommandSpec* command = &spec;
-  ReplySink* reply_to = &sink;
-  ClientState* who = &client;
-  const bool resp3 = client.resp3;
-  self.Post(owner, [this, shards, command, stat_id, owner, home, slot, reply_to, who, resp3,
-                    owned = std::make_unique<OwnedArgs>(args)]() mutable {
-    ShardThread& there = shards->thread(owner);
-    RunWhenFree(there, *command, stat_id, std::move(owned), resp3,
+void Dispatcher::RunRemote(Request& req) const {
+  ++req.self.stats().remote_commands;
+  const uint64_t slot = req.sink.Defer();
+  const uint32_t home = req.self.id(), owner = req.owner;
+  ReplySink* reply_to = &req.sink;
+  ClientState* who = &req.client;
+  ShardJob job{req.spec, req.keys, req.client.resp3, std::make_unique<OwnedArgs>(req.args)};
+  req.self.Post(owner, [this, owner, home, slot, reply_to, who, job = std::move(job)]() mutable {
+    ShardThread& there = shards_.thread(owner);
+    RunWhenFree(there, std::move(job),
                 [this, &there, home, reply_to, who, slot](std::string out, uint64_t ns,
                                                           std::unique_ptr<OwnedArgs> slow) {
                   // reply_to and who are dereferenced only back on the connection's thread.

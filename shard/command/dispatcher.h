@@ -2,12 +2,16 @@
 // The one entry point the network layer calls: checks a parsed command against the
 // table and runs it where its keys live.
 //
-//   Dispatch (connection's thread)
-//     ├─ unknown name / bad arity ──────────────▶ error reply inline
+//   Dispatch (connection's thread): resolves a Request once, then works only with it
+//     ├─ unknown name / subcommand, bad arity ──▶ error reply inline
 //     ├─ keys all on this thread's shard ───────▶ on_shard inline
 //     ├─ keys all on one other shard ───────────▶ post to owner ─▶ on_shard ─▶ post reply back
 //     └─ keyless, or keys on several shards ────▶ on_coord inline (may fan out)
+//
+// The row a request runs is the subcommand's own for a container (CONFIG GET runs the
+// row "config|get": its flags, keys, handler, statistics), else the command's.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -19,6 +23,21 @@
 #include "timers/cycle_clock.h"
 
 namespace rc {
+
+// No single shard: a request that is keyless, has keys on several shards, or runs on a
+// row only a coordinator can run.
+inline constexpr uint32_t kNoShard = UINT32_MAX;
+
+// The shard that owns every key `keys` names in `args`; kNoShard for none or several.
+// Any thread; inline, as it runs for every keyed request.
+inline uint32_t OwnerOf(const ShardSet& shards, ArgList args, KeySpan keys) {
+  if (keys.empty()) return kNoShard;
+  const uint32_t owner = shards.ShardOf(args[keys.first]);
+  for (size_t i = keys.first + keys.step; i <= keys.last; i += keys.step) {
+    if (shards.ShardOf(args[i]) != owner) return kNoShard;
+  }
+  return owner;
+}
 
 class Dispatcher {
  public:
@@ -45,46 +64,70 @@ class Dispatcher {
   const CommandTable& table() const { return table_; }
 
  private:
+  // One request on the connection's thread, resolved once by Dispatch: who asked, the
+  // row that runs, its keys' positions and the shard that owns them. Lives on Dispatch's
+  // stack; what another thread needs travels as a ShardJob.
+  struct Request {
+    ShardThread& self;
+    ClientState& client;
+    ReplySink& sink;
+    ReplyBuilder& reply;
+    ArgList args;
+    const CommandSpec* spec = nullptr;  // CONFIG GET's own row, or GET's
+    // Filled by Execute for rows with an on_shard handler: where the keys are, and the
+    // shard that owns them all (kNoShard: on_coord runs here).
+    KeySpan keys = {};
+    uint32_t owner = kNoShard;
+  };
+
+  // A request sent to its keys' shard, with its own copy of the arguments.
+  struct ShardJob {
+    const CommandSpec* spec;
+    KeySpan keys;
+    bool resp3;  // the client's protocol, read on the connection's thread
+    std::unique_ptr<OwnedArgs> args;
+  };
+
   // Gets the reply bytes, the command's run time and, when it was slow enough for the
   // slow log, its arguments; on the thread that ran it.
   using Deliver = absl::AnyInvocable<void(std::string, uint64_t, std::unique_ptr<OwnedArgs>)>;
 
-  // `client` is read on the connection's thread only (its resp3, and for the slow log).
-  void RunRemote(ShardThread& self, uint32_t owner, const CommandSpec& spec, uint32_t stat_id,
-                 ClientState& client, ReplySink& sink, ArgList args) const;
-  // On the shard's thread: runs the command now, or once multi-shard commands have released
+  // Runs a request that passed every check: here, on its key's shard, or as a
+  // coordinator.
+  void Execute(Request& req) const;
+  // Sends the request to req.owner and its reply back into a slot of req.sink.
+  void RunRemote(Request& req) const;
+  // On the shard's thread: runs the job now, or once multi-shard commands have released
   // its keys; `deliver` gets the reply on this thread.
-  void RunWhenFree(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id,
-                   std::unique_ptr<OwnedArgs> owned, bool resp3, Deliver deliver) const;
+  void RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver) const;
   // Runs `handler` on the connection's thread between one pair of clock reads and counts
   // it: calls, time, failure (the reply it appended starts with an error), latency, slow
   // log. Commands that fan out are timed for their synchronous part only.
   template <typename Handler>
-  void Timed(ShardThread& self, ClientState& client, const CommandSpec& spec, uint32_t stat_id,
-             ArgList args, ReplyBuilder& reply, Handler&& handler) const {
-    size_t from = reply.out()->size();
+  void Timed(Request& req, Handler&& handler) const {
+    size_t from = req.reply.out()->size();
     uint64_t start = CycleClock::Now();
     handler();
     uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
-    Record(self, spec, stat_id, ns, *reply.out(), from);
-    if (SlowEnough(ns) && !(spec.flags & kCmdSkipSlowlog)) MaybeSlowLog(client, args, ns);
+    Record(req.self, *req.spec, ns, *req.reply.out(), from);
+    if (SlowEnough(ns) && !(req.spec->flags & kCmdSkipSlowlog)) {
+      MaybeSlowLog(req.client, req.args, ns);
+    }
   }
-  void Record(ShardThread& thread, const CommandSpec& spec, uint32_t stat_id, uint64_t ns,
-              const std::string& out, size_t from) const;
+  // Counts one run of `spec` on `thread`, the thread it ran on; its reply is out[from...].
+  void Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns, const std::string& out,
+              size_t from) const;
   bool SlowEnough(uint64_t ns) const {
     int64_t threshold_us = server_.config.slowlog_log_slower_than;
     return threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us;
   }
   void MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const;
-  void Reject(ShardThread& self, int64_t stat_id, ReplyBuilder& reply,
-              std::string_view error) const;
+  // Refuses a request before it runs: a transaction being queued is doomed, the refusal
+  // counts as rejected (a known row's, `stat_id` >= 0) and in errorstats.
+  void Refuse(Request& req, int64_t stat_id, std::string_view error) const;
   bool Paused(ArgList args) const;
-  // Runs a command that passed Dispatch's checks: here, on its key's shard, or as a
-  // coordinator.
-  void Execute(ShardThread& self, ClientState& client, ReplySink& sink, ReplyBuilder& reply,
-               const CommandSpec* spec, uint32_t stat_id, ArgList args) const;
   // MONITOR: sends the command's line to every monitoring client, each on its thread.
-  void FeedMonitors(ShardThread& self, const ClientState& client, ArgList args) const;
+  void FeedMonitors(const Request& req) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "shard/command/client_state.h"
+#include "shard/command/dispatcher.h"
 #include "shard/command/multi_shard.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/fanout.h"
@@ -90,13 +91,10 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   // The shard a command's keys all live on, when it runs there (as Dispatch routes it).
   bool OneShard(const QueuedCommand& q, uint32_t* owner) const {
     const CommandSpec& spec = *q.spec;
-    if (spec.on_shard == nullptr || spec.keys.none()) return false;
-    std::vector<std::string_view> keys = spec.KeysOf(q.args->view());
-    *owner = shards->ShardOf(keys[0]);
-    for (std::string_view k : keys) {
-      if (shards->ShardOf(k) != *owner) return false;
-    }
-    return true;
+    if (spec.on_shard == nullptr) return false;
+    const ArgList args = q.args->view();
+    *owner = OwnerOf(*shards, args, spec.KeysIn(args.size()));
+    return *owner != kNoShard;
   }
 
   void Start() {
@@ -235,7 +233,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       uint64_t start = CycleClock::Now();
       queued[i].spec->on_coord(c);
       // Counted as Redis counts commands inside EXEC (its synchronous part, as outside).
-      CountCommand(self->command_stats(), queued[i].spec->StatIdFor(queued[i].args->view()),
+      CountCommand(self->command_stats(), queued[i].spec->stat_id,
                    CycleClock::ToNanos(CycleClock::Now() - start), *s.inline_out(), from,
                    server->config.latency_tracking.get() != 0);
       client->exec_nested = false;
@@ -253,7 +251,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     uint64_t start = CycleClock::Now();
     q.spec->on_shard(c);
     // On the shard's thread: counted where it ran, as outside MULTI.
-    CountCommand(shard.command_stats(), q.spec->StatIdFor(q.args->view()),
+    CountCommand(shard.command_stats(), q.spec->stat_id,
                  CycleClock::ToNanos(CycleClock::Now() - start), out, 0,
                  server->config.latency_tracking.get() != 0);
     return out;

@@ -66,7 +66,7 @@ const Vocabulary& Commands() {
       if (spec.name == "shutdown") return;
       out.names.push_back(spec.name);
       std::vector<std::string> subs;
-      for (const auto& s : spec.subcommands) subs.push_back(s.first);
+      for (const rc::CommandSpec& s : spec.subcommands) subs.push_back(s.name);
       out.subcommands.push_back(std::move(subs));
     });
     return out;

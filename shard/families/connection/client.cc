@@ -5,9 +5,11 @@
 
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "core/numbers.h"
 #include "core/strings.h"
+#include "shard/command/arg_parser.h"
 #include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
@@ -165,38 +167,32 @@ void Kill(CoordCmd& cmd) {
     filter->addr = std::string(cmd.args[2]);
   } else {
     if (cmd.args.size() % 2 != 0) return cmd.reply.Error(err::kSyntax);
+    constexpr std::string_view kBadId = "ERR client-id should be greater than 0";
     bool skipme = true;
-    for (size_t i = 2; i < cmd.args.size(); i += 2) {
-      std::string opt = ToLower(cmd.args[i]);
-      std::string_view v = cmd.args[i + 1];
-      std::string error;
-      if (opt == "id") {
-        int64_t id;
-        if (!ParseInt64(v, &id) || id <= 0) {
-          return cmd.reply.Error("ERR client-id should be greater than 0");
-        }
+    ArgParser p(cmd.args, 2);
+    while (p.HasNext()) {
+      if (p.Flag("id")) {
+        const int64_t id = p.Next<int64_t>(kBadId);
+        if (id <= 0) p.Fail(kBadId);
         filter->ids = {uint64_t(id)};
-      } else if (opt == "type") {
-        if (!ParseType(v, &filter->type, &error)) return cmd.reply.Error(error);
-      } else if (opt == "addr") {
-        filter->addr = std::string(v);
-      } else if (opt == "laddr") {
-        filter->laddr = std::string(v);
-      } else if (opt == "user") {
+      } else if (p.Flag("type")) {
+        std::string error;
+        if (!ParseType(p.Next<std::string_view>(), &filter->type, &error)) p.Fail(error);
+      } else if (p.Flag("addr")) {
+        filter->addr = std::string(p.Next<std::string_view>());
+      } else if (p.Flag("laddr")) {
+        filter->laddr = std::string(p.Next<std::string_view>());
+      } else if (p.Flag("user")) {
         // Only the default user exists: it matches every client.
-        if (v != "default") return cmd.reply.Error(StrCat("ERR No such user '", v, "'"));
-      } else if (opt == "skipme") {
-        if (EqualsIgnoreCase(v, "yes")) {
-          skipme = true;
-        } else if (EqualsIgnoreCase(v, "no")) {
-          skipme = false;
-        } else {
-          return cmd.reply.Error(err::kSyntax);
-        }
+        std::string_view user = p.Next<std::string_view>();
+        if (user != "default") p.Fail(StrCat("ERR No such user '", user, "'"));
+      } else if (p.Flag("skipme")) {
+        skipme = p.NextOneOf<bool>({{"yes", true}, {"no", false}});
       } else {
-        return cmd.reply.Error(err::kSyntax);
+        p.Fail(err::kSyntax);
       }
     }
+    if (!p.ok()) return cmd.reply.Error(p.error());
     if (skipme) filter->skip_id = cmd.client.id;
   }
   const uint64_t self_id = cmd.client.id;
@@ -243,7 +239,7 @@ void Pause(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void Help(ReplyBuilder& reply) {
+void Help(CoordCmd& cmd) {
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GETREDIR",
@@ -289,76 +285,81 @@ void Help(ReplyBuilder& reply) {
       "HELP",
       "    Prints this help.",
   };
-  reply.HelpLines(kLines);
+  cmd.reply.HelpLines(kLines);
 }
 
-// The dispatcher has checked the subcommand's name and arity against the row.
-void Client(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  ClientState& c = cmd.client;
-  // CLIENT REPLY SKIP lasts across CLIENT commands (Redis's resetClient).
-  if (c.reply_bits != 0) c.reply_bits |= ClientState::kReplyWasClient;
-  if (sub == "id") return cmd.reply.Integer(int64_t(c.id));
-  if (sub == "getname") return c.name.empty() ? cmd.reply.NullBulk() : cmd.reply.Bulk(c.name);
-  if (sub == "setname") {
-    if (!ValidClientField(cmd.args[2])) {
-      return cmd.reply.Error(
-          "ERR Client names cannot contain spaces, newlines or special characters.");
-    }
-    c.name = std::string(cmd.args[2]);
+void Id(CoordCmd& cmd) { cmd.reply.Integer(int64_t(cmd.client.id)); }
+
+void GetName(CoordCmd& cmd) {
+  if (cmd.client.name.empty()) return cmd.reply.NullBulk();
+  cmd.reply.Bulk(cmd.client.name);
+}
+
+void SetName(CoordCmd& cmd) {
+  if (!ValidClientField(cmd.args[2])) {
+    return cmd.reply.Error(
+        "ERR Client names cannot contain spaces, newlines or special characters.");
+  }
+  cmd.client.name = std::string(cmd.args[2]);
+  cmd.reply.Ok();
+}
+
+void SetInfo(CoordCmd& cmd) {
+  ArgParser p(cmd.args, 2);
+  std::optional<bool> lib_name = p.Choice<bool>({{"lib-name", true}, {"lib-ver", false}});
+  if (!lib_name) return cmd.reply.Error(StrCat("ERR Unrecognized option '", cmd.args[2], "'"));
+  if (!ValidClientField(cmd.args[3])) {
+    return cmd.reply.Error(StrCat("ERR ", *lib_name ? "lib-name" : "lib-ver",
+                                  " cannot contain spaces, newlines or special characters."));
+  }
+  (*lib_name ? cmd.client.lib_name : cmd.client.lib_ver) = std::string(cmd.args[3]);
+  cmd.reply.Ok();
+}
+
+void ListAll(CoordCmd& cmd) { List(cmd, false); }
+void Info(CoordCmd& cmd) { List(cmd, true); }
+
+void Unpause(CoordCmd& cmd) {
+  cmd.server.introspect.pause.Unpause();
+  // Parked connections on sleeping reactors resume at once, not at the next cron tick.
+  if (cmd.server.wake_all) cmd.server.wake_all();
+  cmd.reply.Ok();
+}
+
+void GetRedir(CoordCmd& cmd) { cmd.reply.Integer(-1); }
+
+void NoEvict(CoordCmd& cmd) {
+  ArgParser p(cmd.args, 2);
+  const bool on = p.NextOneOf<bool>({{"on", true}, {"off", false}});
+  if (!p.ok()) return cmd.reply.Error(p.error());
+  cmd.client.no_evict = on;
+  cmd.reply.Ok();
+}
+
+// ON answers OK; OFF and SKIP answer nothing (their own reply is the first one dropped).
+void Reply(CoordCmd& cmd) {
+  enum Mode { kOn, kOff, kSkip };
+  ArgParser p(cmd.args, 2);
+  const Mode mode = p.NextOneOf<Mode>({{"on", kOn}, {"off", kOff}, {"skip", kSkip}});
+  if (!p.ok()) return cmd.reply.Error(p.error());
+  uint8_t& bits = cmd.client.reply_bits;
+  if (mode == kOn) {
+    bits &= uint8_t(~(ClientState::kReplyOff | ClientState::kReplySkip));
     return cmd.reply.Ok();
   }
-  if (sub == "setinfo") {
-    std::string attr = ToLower(cmd.args[2]);
-    if (attr != "lib-name" && attr != "lib-ver") {
-      return cmd.reply.Error(StrCat("ERR Unrecognized option '", cmd.args[2], "'"));
-    }
-    if (!ValidClientField(cmd.args[3])) {
-      return cmd.reply.Error(
-          StrCat("ERR ", attr, " cannot contain spaces, newlines or special characters."));
-    }
-    (attr == "lib-name" ? c.lib_name : c.lib_ver) = std::string(cmd.args[3]);
-    return cmd.reply.Ok();
+  if (mode == kOff) {
+    bits |= ClientState::kReplyOff | ClientState::kReplyWasClient;
+  } else if (!(bits & ClientState::kReplyOff)) {
+    bits |= ClientState::kReplySkipNext | ClientState::kReplyWasClient;
   }
-  if (sub == "list") return List(cmd, false);
-  if (sub == "info") return List(cmd, true);
-  if (sub == "kill") return Kill(cmd);
-  if (sub == "pause") return Pause(cmd);
-  if (sub == "unpause") {
-    cmd.server.introspect.pause.Unpause();
-    // Parked connections on sleeping reactors resume at once, not at the next cron tick.
-    if (cmd.server.wake_all) cmd.server.wake_all();
-    return cmd.reply.Ok();
-  }
-  if (sub == "getredir") return cmd.reply.Integer(-1);
-  if (sub == "no-evict") {
-    if (EqualsIgnoreCase(cmd.args[2], "on")) {
-      c.no_evict = true;
-    } else if (EqualsIgnoreCase(cmd.args[2], "off")) {
-      c.no_evict = false;
-    } else {
-      return cmd.reply.Error(err::kSyntax);
-    }
-    return cmd.reply.Ok();
-  }
-  if (sub == "reply") {
-    std::string_view v = cmd.args[2];
-    if (EqualsIgnoreCase(v, "on")) {
-      c.reply_bits &= uint8_t(~(ClientState::kReplyOff | ClientState::kReplySkip));
-      return cmd.reply.Ok();
-    }
-    if (EqualsIgnoreCase(v, "off")) {
-      c.reply_bits |= ClientState::kReplyOff | ClientState::kReplyWasClient;
-    } else if (EqualsIgnoreCase(v, "skip")) {
-      if (!(c.reply_bits & ClientState::kReplyOff)) {
-        c.reply_bits |= ClientState::kReplySkipNext | ClientState::kReplyWasClient;
-      }
-    } else {
-      return cmd.reply.Error(err::kSyntax);
-    }
-    return;
-  }
-  Help(cmd.reply);
+}
+
+// Every CLIENT subcommand: CLIENT REPLY SKIP lasts across CLIENT commands (Redis's
+// resetClient tells them by their handler, clientCommand).
+template <CoordHandler kHandler>
+void Sub(CoordCmd& cmd) {
+  if (cmd.client.reply_bits != 0) cmd.client.reply_bits |= ClientState::kReplyWasClient;
+  kHandler(cmd);
 }
 
 // MONITOR: from now on this connection also receives every command run anywhere.
@@ -383,19 +384,25 @@ void RegisterClientCommands(CommandTable& t) {
   // Redis 7.0's per-subcommand flags: the ones that act on other clients are admin.
   const uint32_t own = kCmdNoScript | kCmdLoading | kCmdStale;
   const uint32_t admin = own | kCmdAdmin;
-  CommandSpec client{
-      .name = "client", .arity = -2, .flags = kCmdLoading | kCmdStale, .on_coord = Client};
-  client.subcommands = {{"id", 2},      {"getname", 2}, {"setname", 3},  {"setinfo", 4},
-                        {"list", -2},   {"info", 2},    {"kill", -3},    {"pause", -3},
-                        {"unpause", 2}, {"reply", 3},   {"no-evict", 3}, {"getredir", 2},
-                        {"help", 2}};
-  for (const auto& [name, arity] : client.subcommands) {
-    bool is_admin = name == "list" || name == "kill" || name == "pause" || name == "unpause" ||
-                    name == "no-evict";
-    uint32_t flags = name == "help" ? kCmdLoading | kCmdStale : is_admin ? admin : own;
-    client.sub_info.push_back({flags, false, {"@connection"}});
-  }
-  t.StartFamily("@connection").Add(std::move(client));
+  t.StartFamily("@connection")
+      .Add({.name = "client",
+            .arity = -2,
+            .flags = kCmdLoading | kCmdStale,
+            .subcommands = {
+                {.name = "id", .arity = 2, .flags = own, .on_coord = Sub<Id>},
+                {.name = "getname", .arity = 2, .flags = own, .on_coord = Sub<GetName>},
+                {.name = "setname", .arity = 3, .flags = own, .on_coord = Sub<SetName>},
+                {.name = "setinfo", .arity = 4, .flags = own, .on_coord = Sub<SetInfo>},
+                {.name = "list", .arity = -2, .flags = admin, .on_coord = Sub<ListAll>},
+                {.name = "info", .arity = 2, .flags = own, .on_coord = Sub<Info>},
+                {.name = "kill", .arity = -3, .flags = admin, .on_coord = Sub<Kill>},
+                {.name = "pause", .arity = -3, .flags = admin, .on_coord = Sub<Pause>},
+                {.name = "unpause", .arity = 2, .flags = admin, .on_coord = Sub<Unpause>},
+                {.name = "reply", .arity = 3, .flags = own, .on_coord = Sub<Reply>},
+                {.name = "no-evict", .arity = 3, .flags = admin, .on_coord = Sub<NoEvict>},
+                {.name = "getredir", .arity = 2, .flags = own, .on_coord = Sub<GetRedir>},
+                {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Sub<Help>},
+            }});
   t.StartFamily().Add({.name = "monitor",
                        .arity = 1,
                        .flags = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale,

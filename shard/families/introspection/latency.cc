@@ -106,7 +106,7 @@ void Histogram(CoordCmd& cmd) {
       });
 }
 
-void Help(ReplyBuilder& reply) {
+void Help(CoordCmd& cmd) {
   static const char* kLines[] = {
       "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DOCTOR",
@@ -127,21 +127,12 @@ void Help(ReplyBuilder& reply) {
       "HELP",
       "    Prints this help.",
   };
-  reply.HelpLines(kLines);
+  cmd.reply.HelpLines(kLines);
 }
 
-void Latency(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  if (sub == "latest") return Latest(cmd);
-  if (sub == "reset") {
-    std::vector<std::string> events(cmd.args.begin() + 2, cmd.args.end());
-    return cmd.reply.Integer(int64_t(cmd.server.introspect.latency.Reset(events)));
-  }
-  if (sub == "histogram") return Histogram(cmd);
-  if (sub == "history") return History(cmd);
-  if (sub == "graph") return Graph(cmd);
-  if (sub == "doctor") return Doctor(cmd);
-  Help(cmd.reply);
+void Reset(CoordCmd& cmd) {
+  std::vector<std::string> events(cmd.args.begin() + 2, cmd.args.end());
+  cmd.reply.Integer(int64_t(cmd.server.introspect.latency.Reset(events)));
 }
 
 }  // namespace
@@ -152,16 +143,15 @@ void RegisterLatencyCommands(CommandTable& t) {
       {.name = "latency",
        .arity = -2,
        .flags = admin,
-       .on_coord = Latency,
-       .subcommands = {{"latest", 2},
-                       {"reset", -2},
-                       {"histogram", -2},
-                       {"history", 3},
-                       {"graph", 3},
-                       {"doctor", 2},
-                       {"help", 2}},
-       .sub_info = {
-           {admin}, {admin}, {admin}, {admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}}});
+       .subcommands = {
+           {.name = "latest", .arity = 2, .flags = admin, .on_coord = Latest},
+           {.name = "reset", .arity = -2, .flags = admin, .on_coord = Reset},
+           {.name = "histogram", .arity = -2, .flags = admin, .on_coord = Histogram},
+           {.name = "history", .arity = 3, .flags = admin, .on_coord = History},
+           {.name = "graph", .arity = 3, .flags = admin, .on_coord = Graph},
+           {.name = "doctor", .arity = 2, .flags = admin, .on_coord = Doctor},
+           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+       }});
 }
 
 }  // namespace rc

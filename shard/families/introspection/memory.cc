@@ -123,7 +123,7 @@ void Purge(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void Help(ReplyBuilder& reply) {
+void Help(CoordCmd& cmd) {
   static const char* kLines[] = {
       "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DOCTOR",
@@ -140,41 +140,27 @@ void Help(ReplyBuilder& reply) {
       "HELP",
       "    Prints this help.",
   };
-  reply.HelpLines(kLines);
-}
-
-// Keyless subcommands (USAGE always has its key and runs on the shard).
-void Memory(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  if (sub == "stats") return Stats(cmd);
-  if (sub == "doctor") return Doctor(cmd);
-  if (sub == "malloc-stats") return MallocStats(cmd);
-  if (sub == "purge") return Purge(cmd);
-  Help(cmd.reply);
+  cmd.reply.HelpLines(kLines);
 }
 
 }  // namespace
 
 void RegisterMemoryCommands(CommandTable& t) {
-  // Key at argument 2 (USAGE's); the shorter subcommands run on the connection's thread.
   t.StartFamily().Add({.name = "memory",
                        .arity = -2,
                        .flags = kCmdReadOnly,
-                       .keys = {2, 2, 1},
-                       .on_shard = Usage,
-                       .on_coord = Memory,
-                       .subcommands = {{"usage", -3},
-                                       {"stats", 2},
-                                       {"doctor", 2},
-                                       {"malloc-stats", 2},
-                                       {"purge", 2},
-                                       {"help", 2}},
-                       .sub_info = {{kCmdReadOnly, false},
-                                    {0, true},
-                                    {0, true},
-                                    {0, true},
-                                    {0, true},
-                                    {kCmdLoading | kCmdStale, true}}});
+                       .subcommands = {
+                           {.name = "usage",
+                            .arity = -3,
+                            .flags = kCmdReadOnly,
+                            .keys = {2, 2, 1},
+                            .on_shard = Usage},
+                           {.name = "stats", .arity = 2, .on_coord = Stats},
+                           {.name = "doctor", .arity = 2, .on_coord = Doctor},
+                           {.name = "malloc-stats", .arity = 2, .on_coord = MallocStats},
+                           {.name = "purge", .arity = 2, .on_coord = Purge},
+                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+                       }});
 }
 
 }  // namespace rc

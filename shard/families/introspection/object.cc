@@ -12,23 +12,31 @@ namespace rc {
 
 namespace {
 
-void Object(ShardCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
+// OBJECT ENCODING / REFCOUNT / IDLETIME / FREQ: a missing key answers nil.
+void Encoding(ShardCmd& cmd) {
   Entry* e = cmd.shard.Find(cmd.args[2]);
   if (e == nullptr) return cmd.reply.NullBulk();
-  if (sub == "encoding") return cmd.reply.Bulk(EncodingOf(*e));
-  if (sub == "refcount") {
-    // Redis shares the objects of the integers 0..9999 (OBJ_SHARED_REFCOUNT).
-    int64_t v;
-    bool shared =
-        e->type() == ValueType::kString && ParseInt64(e->str(), &v) && v >= 0 && v < 10000;
-    return cmd.reply.Integer(shared ? INT32_MAX : 1);
-  }
-  if (sub == "idletime") {
-    // Entries carry no access time (core/entry.h has no room to spare): always 0.
-    return cmd.reply.Integer(0);
-  }
-  // FREQ: no LFU policy exists here, so Redis's answer without one.
+  cmd.reply.Bulk(EncodingOf(*e));
+}
+
+void RefCount(ShardCmd& cmd) {
+  Entry* e = cmd.shard.Find(cmd.args[2]);
+  if (e == nullptr) return cmd.reply.NullBulk();
+  // Redis shares the objects of the integers 0..9999 (OBJ_SHARED_REFCOUNT).
+  int64_t v;
+  bool shared = e->type() == ValueType::kString && ParseInt64(e->str(), &v) && v >= 0 && v < 10000;
+  cmd.reply.Integer(shared ? INT32_MAX : 1);
+}
+
+void IdleTime(ShardCmd& cmd) {
+  if (cmd.shard.Find(cmd.args[2]) == nullptr) return cmd.reply.NullBulk();
+  // Entries carry no access time (core/entry.h has no room to spare): always 0.
+  cmd.reply.Integer(0);
+}
+
+void Freq(ShardCmd& cmd) {
+  if (cmd.shard.Find(cmd.args[2]) == nullptr) return cmd.reply.NullBulk();
+  // No LFU policy exists here, so Redis's answer without one.
   cmd.reply.Error(
       "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
       "that when switching between policies at runtime LRU and LFU data will take some time "
@@ -59,18 +67,19 @@ void ObjectHelp(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterObjectCommands(CommandTable& t) {
-  // Key at argument 2; OBJECT HELP has none and runs on the connection's thread.
-  CommandSpec object{.name = "object",
-                     .arity = -2,
-                     .flags = kCmdReadOnly,
-                     .keys = {2, 2, 1},
-                     .on_shard = Object,
-                     .on_coord = ObjectHelp};
-  object.subcommands = {
-      {"encoding", 3}, {"freq", 3}, {"idletime", 3}, {"refcount", 3}, {"help", 2}};
-  for (int i = 0; i < 4; ++i) object.sub_info.push_back({kCmdReadOnly, false, {"@keyspace"}});
-  object.sub_info.push_back({kCmdLoading | kCmdStale, true, {"@keyspace"}});
-  t.StartFamily("@keyspace").Add(std::move(object));
+  const uint32_t kR = kCmdReadOnly;
+  constexpr KeyRange kKey = {2, 2, 1};
+  t.StartFamily("@keyspace")
+      .Add({.name = "object",
+            .arity = -2,
+            .flags = kR,
+            .subcommands = {
+                {.name = "encoding", .arity = 3, .flags = kR, .keys = kKey, .on_shard = Encoding},
+                {.name = "freq", .arity = 3, .flags = kR, .keys = kKey, .on_shard = Freq},
+                {.name = "idletime", .arity = 3, .flags = kR, .keys = kKey, .on_shard = IdleTime},
+                {.name = "refcount", .arity = 3, .flags = kR, .keys = kKey, .on_shard = RefCount},
+                {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ObjectHelp},
+            }});
 }
 
 }  // namespace rc

@@ -31,7 +31,7 @@ void Get(CoordCmd& cmd) {
   }
 }
 
-void Help(ReplyBuilder& reply) {
+void Help(CoordCmd& cmd) {
   static const char* kLines[] = {
       "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET [<count>]",
@@ -46,31 +46,30 @@ void Help(ReplyBuilder& reply) {
       "HELP",
       "    Prints this help.",
   };
-  reply.HelpLines(kLines);
+  cmd.reply.HelpLines(kLines);
 }
 
-void Slowlog(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  if (sub == "get") return Get(cmd);
-  if (sub == "len") return cmd.reply.Integer(int64_t(cmd.server.introspect.slowlog.Len()));
-  if (sub == "reset") {
-    cmd.server.introspect.slowlog.Reset();
-    return cmd.reply.Ok();
-  }
-  Help(cmd.reply);
+void Len(CoordCmd& cmd) { cmd.reply.Integer(int64_t(cmd.server.introspect.slowlog.Len())); }
+
+void Reset(CoordCmd& cmd) {
+  cmd.server.introspect.slowlog.Reset();
+  cmd.reply.Ok();
 }
 
 }  // namespace
 
 void RegisterSlowlogCommands(CommandTable& t) {
   const uint32_t admin = kCmdAdmin | kCmdLoading | kCmdStale;
-  // HELP is the one subcommand Redis does not mark admin.
   t.StartFamily().Add({.name = "slowlog",
                        .arity = -2,
                        .flags = admin,
-                       .on_coord = Slowlog,
-                       .subcommands = {{"get", -2}, {"len", 2}, {"reset", 2}, {"help", 2}},
-                       .sub_info = {{admin}, {admin}, {admin}, {kCmdLoading | kCmdStale}}});
+                       .subcommands = {
+                           {.name = "get", .arity = -2, .flags = admin, .on_coord = Get},
+                           {.name = "len", .arity = 2, .flags = admin, .on_coord = Len},
+                           {.name = "reset", .arity = 2, .flags = admin, .on_coord = Reset},
+                           // The one subcommand Redis does not mark admin.
+                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+                       }});
 }
 
 }  // namespace rc

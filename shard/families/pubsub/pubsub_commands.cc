@@ -95,84 +95,88 @@ void Publish(CoordCmd& cmd) {
       });
 }
 
-void PubSubCommand(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  size_t argc = cmd.args.size();
-  if (sub == "channels" && argc <= 3) {
-    auto pattern = std::make_shared<const std::string>(argc == 3 ? cmd.args[2] : "");
-    bool all = argc == 2;
-    DeferredReply out(cmd);
-    FanOut<std::vector<std::string>>(
-        cmd.self, cmd.shards, AllShards(cmd.shards),
-        [pattern, all](Shard& shard, size_t) {
-          std::vector<std::string> names;
-          shard.pubsub().Channels(*pattern, all, &names);
-          return names;
-        },
-        [out](std::vector<std::vector<std::string>>& parts) {
-          std::set<std::string> names;
-          for (auto& p : parts) names.insert(p.begin(), p.end());
-          out.Send([&](ReplyBuilder& rb) {
-            rb.ArrayLen(names.size());
-            for (const auto& n : names) rb.Bulk(n);
-          });
-        });
-  } else if (sub == "numsub") {
-    auto channels =
-        std::make_shared<const std::vector<std::string>>(cmd.args.begin() + 2, cmd.args.end());
-    DeferredReply out(cmd);
-    FanOut<std::vector<int64_t>>(
-        cmd.self, cmd.shards, AllShards(cmd.shards),
-        [channels](Shard& shard, size_t) {
-          std::vector<int64_t> n;
-          for (const auto& c : *channels) n.push_back(int64_t(shard.pubsub().NumSub(c)));
-          return n;
-        },
-        [out, channels](std::vector<std::vector<int64_t>>& parts) {
-          out.Send([&](ReplyBuilder& rb) {
-            rb.ArrayLen(channels->size() * 2);
-            for (size_t i = 0; i < channels->size(); ++i) {
-              int64_t total = 0;
-              for (const auto& p : parts) total += p[i];
-              rb.Bulk((*channels)[i]);
-              rb.Integer(total);
-            }
-          });
-        });
-  } else if (sub == "numpat" && argc == 2) {
-    DeferredReply out(cmd);
-    FanOut<std::vector<std::string>>(
-        cmd.self, cmd.shards, AllShards(cmd.shards),
-        [](Shard& shard, size_t) {
-          // Patterns are counted once however many clients use them.
-          std::vector<std::string> names;
-          shard.pubsub().Patterns(&names);
-          return names;
-        },
-        [out](std::vector<std::vector<std::string>>& parts) {
-          std::set<std::string> names;
-          for (auto& p : parts) names.insert(p.begin(), p.end());
-          out.Send([n = names.size()](ReplyBuilder& rb) { rb.Integer(int64_t(n)); });
-        });
-  } else if (sub == "help") {
-    static const char* const kLines[] = {
-        "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-        "CHANNELS [<pattern>]",
-        "    Return the currently active channels matching a <pattern> (default: '*').",
-        "NUMPAT",
-        "    Return number of subscriptions to patterns.",
-        "NUMSUB [<channel> ...]",
-        "    Return the number of subscribers for the specified channels, excluding",
-        "    pattern subscriptions(default: no channels).",
-        "HELP",
-        "    Prints this help.",
-    };
-    cmd.reply.HelpLines(kLines);
-  } else {
-    // Past the dispatcher's checks, only CHANNELS with too many patterns lands here.
-    cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
-                           cmd.args[1].substr(0, 128), "'. Try PUBSUB HELP."));
+// PUBSUB CHANNELS [pattern]
+void Channels(CoordCmd& cmd) {
+  const size_t argc = cmd.args.size();
+  if (argc > 3) {
+    return cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
+                                  cmd.args[1].substr(0, 128), "'. Try PUBSUB HELP."));
   }
+  auto pattern = std::make_shared<const std::string>(argc == 3 ? cmd.args[2] : "");
+  bool all = argc == 2;
+  DeferredReply out(cmd);
+  FanOut<std::vector<std::string>>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [pattern, all](Shard& shard, size_t) {
+        std::vector<std::string> names;
+        shard.pubsub().Channels(*pattern, all, &names);
+        return names;
+      },
+      [out](std::vector<std::vector<std::string>>& parts) {
+        std::set<std::string> names;
+        for (auto& p : parts) names.insert(p.begin(), p.end());
+        out.Send([&](ReplyBuilder& rb) {
+          rb.ArrayLen(names.size());
+          for (const auto& n : names) rb.Bulk(n);
+        });
+      });
+}
+
+void NumSub(CoordCmd& cmd) {
+  auto channels =
+      std::make_shared<const std::vector<std::string>>(cmd.args.begin() + 2, cmd.args.end());
+  DeferredReply out(cmd);
+  FanOut<std::vector<int64_t>>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [channels](Shard& shard, size_t) {
+        std::vector<int64_t> n;
+        for (const auto& c : *channels) n.push_back(int64_t(shard.pubsub().NumSub(c)));
+        return n;
+      },
+      [out, channels](std::vector<std::vector<int64_t>>& parts) {
+        out.Send([&](ReplyBuilder& rb) {
+          rb.ArrayLen(channels->size() * 2);
+          for (size_t i = 0; i < channels->size(); ++i) {
+            int64_t total = 0;
+            for (const auto& p : parts) total += p[i];
+            rb.Bulk((*channels)[i]);
+            rb.Integer(total);
+          }
+        });
+      });
+}
+
+void NumPat(CoordCmd& cmd) {
+  DeferredReply out(cmd);
+  FanOut<std::vector<std::string>>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [](Shard& shard, size_t) {
+        // Patterns are counted once however many clients use them.
+        std::vector<std::string> names;
+        shard.pubsub().Patterns(&names);
+        return names;
+      },
+      [out](std::vector<std::vector<std::string>>& parts) {
+        std::set<std::string> names;
+        for (auto& p : parts) names.insert(p.begin(), p.end());
+        out.Send([n = names.size()](ReplyBuilder& rb) { rb.Integer(int64_t(n)); });
+      });
+}
+
+void Help(CoordCmd& cmd) {
+  static const char* const kLines[] = {
+      "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "CHANNELS [<pattern>]",
+      "    Return the currently active channels matching a <pattern> (default: '*').",
+      "NUMPAT",
+      "    Return number of subscriptions to patterns.",
+      "NUMSUB [<channel> ...]",
+      "    Return the number of subscribers for the specified channels, excluding",
+      "    pattern subscriptions(default: no channels).",
+      "HELP",
+      "    Prints this help.",
+  };
+  cmd.reply.HelpLines(kLines);
 }
 
 }  // namespace
@@ -185,8 +189,11 @@ void DropSubscriptions(PubSub& ps, ClientState& client, ReplySink* sink, ServerS
 }
 
 void RegisterPubSubCommands(CommandTable& t) {
+  // @pubsub follows kCmdPubSub, as in Redis (setImplicitACLCategories): PUBSUB HELP has
+  // neither.
   const uint32_t kPs = kCmdPubSub | kCmdNoScript | kCmdLoading | kCmdStale | kCmdSubscribeOk;
-  CommandTable::Family f = t.StartFamily("@pubsub");
+  const uint32_t kIntrospect = kCmdPubSub | kCmdLoading | kCmdStale;
+  CommandTable::Family f = t.StartFamily();
   f.Add({.name = "subscribe", .arity = -2, .flags = kPs, .on_coord = Subscribe});
   f.Add({.name = "psubscribe", .arity = -2, .flags = kPs, .on_coord = PSubscribe});
   f.Add({.name = "unsubscribe", .arity = -1, .flags = kPs, .on_coord = Unsubscribe});
@@ -195,17 +202,15 @@ void RegisterPubSubCommands(CommandTable& t) {
          .arity = 3,
          .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate,
          .on_coord = Publish});
-  // As Redis: HELP is neither a pub/sub command nor in @pubsub.
-  const uint32_t kIntrospect = kCmdPubSub | kCmdLoading | kCmdStale;
   f.Add({.name = "pubsub",
          .arity = -2,
-         .flags = kCmdPubSub | kCmdLoading | kCmdStale,
-         .on_coord = PubSubCommand,
-         .subcommands = {{"channels", -2}, {"numsub", -2}, {"numpat", 2}, {"help", 2}},
-         .sub_info = {{kIntrospect, true, {"@pubsub"}},
-                      {kIntrospect, true, {"@pubsub"}},
-                      {kIntrospect, true, {"@pubsub"}},
-                      {kCmdLoading | kCmdStale, true}}});
+         .flags = kIntrospect,
+         .subcommands = {
+             {.name = "channels", .arity = -2, .flags = kIntrospect, .on_coord = Channels},
+             {.name = "numsub", .arity = -2, .flags = kIntrospect, .on_coord = NumSub},
+             {.name = "numpat", .arity = 2, .flags = kIntrospect, .on_coord = NumPat},
+             {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+         }});
 }
 
 }  // namespace rc

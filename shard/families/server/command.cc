@@ -37,7 +37,10 @@ std::vector<std::string> AclCategories(const CommandSpec& spec) {
     out.push_back("@admin");
     out.push_back("@dangerous");
   }
-  for (const auto& c : spec.categories) out.push_back(c);
+  if (spec.flags & kCmdPubSub) out.push_back("@pubsub");
+  for (const auto& c : spec.categories) {
+    if (std::find(out.begin(), out.end(), c) == out.end()) out.push_back(c);
+  }
   out.push_back((spec.flags & kCmdFast) ? "@fast" : "@slow");
   // Redis lists them in the order of its category table, whatever the command's order.
   static constexpr std::string_view kOrder[] = {
@@ -88,35 +91,32 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.Integer(0);
 }
 
-// One entry of COMMAND INFO. A container (CONFIG, CLIENT, ...) reports no flags of its own
-// and only @slow, as Redis does, unless it runs without a subcommand too (COMMAND); its
-// subcommands carry their own flags and categories (CommandSpec::sub_info) or the row's.
-void SubEntry(const CommandSpec& spec, size_t i, ReplyBuilder& rb);
-
-void Entry(const CommandSpec& spec, std::string_view name, int arity, bool container,
-           ReplyBuilder& rb) {
+// One entry of COMMAND INFO: a command's or a subcommand's ("config|get"). A container
+// (CONFIG, CLIENT, ...) reports no flags of its own and only @slow, as Redis does, unless
+// it runs without a subcommand too (COMMAND), and then its subcommands' entries.
+void Entry(const CommandSpec& spec, ReplyBuilder& rb) {
+  const bool container = !spec.subcommands.empty();
   rb.ArrayLen(10);
-  rb.Bulk(name);
-  rb.Integer(arity);
+  rb.Bulk(spec.full_name);
+  rb.Integer(spec.arity);
   const bool bare = container && spec.arity != -1;
   auto flags = FlagNames(bare ? 0 : spec.flags);
-  if (!container && spec.numkeys_index > 0) flags.push_back("movablekeys");
+  if (spec.numkeys_index > 0) flags.push_back("movablekeys");
   rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
-  // A container names no keys itself (MEMORY's key is MEMORY USAGE's).
-  rb.Integer(container ? 0 : spec.keys.first);
-  rb.Integer(container ? 0 : spec.keys.last);
-  rb.Integer(container ? 0 : spec.keys.step);
+  rb.Integer(spec.keys.first);
+  rb.Integer(spec.keys.last);
+  rb.Integer(spec.keys.step);
   auto cats = bare ? std::vector<std::string>{"@slow"} : AclCategories(spec);
   rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
   // Tips and key specs as Redis documents them; a row without (a command added before
   // rerunning scripts/gen_command_meta.py) gets none and one range spec from its triple.
-  const CommandMeta* meta = FindCommandMeta(name);
+  const CommandMeta* meta = FindCommandMeta(spec.full_name);
   if (meta != nullptr) {
     WriteResp3(meta->tips, rb);
     WriteResp3(meta->key_specs, rb);
-  } else if (!spec.keys.none() && !container) {
+  } else if (!spec.keys.none()) {
     rb.SetLen(0);
     rb.SetLen(1);
     KeySpec(spec, rb);
@@ -124,30 +124,10 @@ void Entry(const CommandSpec& spec, std::string_view name, int arity, bool conta
     rb.SetLen(0);
     rb.SetLen(0);
   }
-  if (!container) {
-    rb.SetLen(0);
-    return;
-  }
+  // As Redis types it: an empty set for a command, an array of a container's entries.
+  if (!container) return rb.SetLen(0);
   rb.ArrayLen(spec.subcommands.size());
-  for (size_t i = 0; i < spec.subcommands.size(); ++i) SubEntry(spec, i, rb);
-}
-
-// The entry of a container's i-th subcommand, "config|get".
-void SubEntry(const CommandSpec& spec, size_t i, ReplyBuilder& rb) {
-  const auto& [sub, sub_arity] = spec.subcommands[i];
-  if (i >= spec.sub_info.size()) {
-    return Entry(spec, StrCat(spec.name, "|", sub), sub_arity, false, rb);
-  }
-  // A copy with this subcommand's own flags, keys and categories (COMMAND is not hot).
-  CommandSpec own = spec;
-  own.flags = spec.sub_info[i].flags;
-  own.categories = spec.sub_info[i].categories;
-  if (spec.sub_info[i].keyless) own.keys = {};
-  Entry(own, StrCat(spec.name, "|", sub), sub_arity, false, rb);
-}
-
-void CommandInfo(const CommandSpec& spec, ReplyBuilder& rb) {
-  Entry(spec, spec.name, spec.arity, !spec.subcommands.empty(), rb);
+  for (const CommandSpec& sub : spec.subcommands) Entry(sub, rb);
 }
 
 std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
@@ -158,7 +138,7 @@ std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
   return all;
 }
 
-void CommandHelp(ReplyBuilder& rb) {
+void Help(CoordCmd& cmd) {
   static const char* kLines[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "(no subcommand)",
@@ -176,11 +156,10 @@ void CommandHelp(ReplyBuilder& rb) {
       "HELP",
       "    Print this help.",
   };
-  rb.ArrayLen(std::size(kLines));
-  for (const char* l : kLines) rb.SimpleString(l);
+  cmd.reply.HelpLines(kLines);
 }
 
-void CommandList(CoordCmd& cmd) {
+void List(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   auto all = Sorted(cmd.table);
   std::vector<const CommandSpec*> keep;
@@ -209,24 +188,20 @@ void CommandList(CoordCmd& cmd) {
 
 // Redis's checks, in its order: the command (a container's subcommand), whether it has
 // keys at all, its arity, then the keys of this invocation.
-void CommandGetKeys(CoordCmd& cmd) {
+void GetKeys(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   ArgList full = cmd.args.subspan(2);
   const CommandSpec* spec = cmd.table.Find(full[0]);
   if (spec == nullptr) return rb.Error("ERR Invalid command specified");
-  int arity = spec->arity;
-  bool keyless = spec->keys.none() && spec->numkeys_index <= 0;
   if (!spec->subcommands.empty()) {
     if (full.size() == 1) return rb.Error("ERR The command has no key arguments");
-    const int sub = spec->FindSubcommand(full[1]);
-    if (sub < 0) return rb.Error("ERR Invalid command specified");
-    arity = spec->subcommands[size_t(sub)].second;
-    if (size_t(sub) < spec->sub_info.size() && spec->sub_info[size_t(sub)].keyless) {
-      keyless = true;
-    }
+    spec = spec->FindSubcommand(full[1]);
+    if (spec == nullptr) return rb.Error("ERR Invalid command specified");
   }
-  if (keyless) return rb.Error("ERR The command has no key arguments");
-  if (arity >= 0 ? full.size() != size_t(arity) : full.size() < size_t(-arity)) {
+  if (spec->keys.none() && spec->numkeys_index <= 0) {
+    return rb.Error("ERR The command has no key arguments");
+  }
+  if (!spec->ArityOk(full.size())) {
     return rb.Error("ERR Invalid number of arguments specified for command");
   }
   std::vector<size_t> keys;
@@ -244,18 +219,16 @@ std::string_view DocsOf(std::string_view full_name) {
 
 // One COMMAND DOCS entry, as Redis writes it: the full name, then the doc map; a
 // container's gains "subcommands" (last, as in Redis) with the subcommands ringcache has.
-void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_view doc,
-              ReplyBuilder& rb) {
-  rb.Bulk(full_name);
-  if (full_name.find('|') != std::string_view::npos || spec.subcommands.empty()) {
+void DocEntry(const CommandSpec& spec, std::string_view doc, ReplyBuilder& rb) {
+  rb.Bulk(spec.full_name);
+  if (spec.subcommands.empty()) {
     WriteResp3(doc, rb);
     return;
   }
-  std::vector<std::pair<std::string, std::string_view>> subs;
-  for (const auto& [name, arity] : spec.subcommands) {
-    std::string full = StrCat(spec.name, "|", name);
-    std::string_view sub_doc = DocsOf(full);
-    if (!sub_doc.empty()) subs.emplace_back(std::move(full), sub_doc);
+  std::vector<std::pair<std::string_view, std::string_view>> subs;
+  for (const CommandSpec& sub : spec.subcommands) {
+    std::string_view sub_doc = DocsOf(sub.full_name);
+    if (!sub_doc.empty()) subs.emplace_back(sub.full_name, sub_doc);
   }
   WriteResp3(doc, rb, /*extra_pairs=*/1);
   rb.Bulk("subcommands");
@@ -266,98 +239,69 @@ void DocEntry(const CommandSpec& spec, std::string_view full_name, std::string_v
   }
 }
 
-// Redis's lookup (COMMAND INFO, DOCS): a name, or "container|subcommand"; nullptr for
-// unknown ones.
-const CommandSpec* LookupSpec(const CommandTable& table, const std::string& full_name) {
+// Redis's lookup (COMMAND INFO, DOCS): a command's row for its name, a subcommand's for
+// "container|subcommand"; nullptr for unknown ones.
+const CommandSpec* LookupSpec(const CommandTable& table, std::string_view full_name) {
   const size_t bar = full_name.find('|');
   const CommandSpec* spec = table.Find(full_name.substr(0, bar));
-  if (spec == nullptr || bar == std::string::npos) return spec;
-  const std::string_view sub = std::string_view(full_name).substr(bar + 1);
-  return sub.find('|') == std::string_view::npos && spec->FindSubcommand(sub) >= 0 ? spec : nullptr;
+  if (spec == nullptr || bar == std::string_view::npos) return spec;
+  return spec->FindSubcommand(full_name.substr(bar + 1));
 }
 
-void CommandDocs(CoordCmd& cmd) {
+void Docs(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
-  std::vector<std::pair<const CommandSpec*, std::string>> found;
+  std::vector<const CommandSpec*> found;
   if (cmd.args.size() == 2) {
-    for (const CommandSpec* s : Sorted(cmd.table)) found.emplace_back(s, s->name);
+    found = Sorted(cmd.table);
   } else {
     for (size_t i = 2; i < cmd.args.size(); ++i) {
-      std::string name = ToLower(cmd.args[i]);
-      const CommandSpec* s = LookupSpec(cmd.table, name);
-      if (s != nullptr) found.emplace_back(s, std::move(name));
+      const CommandSpec* s = LookupSpec(cmd.table, cmd.args[i]);
+      if (s != nullptr) found.push_back(s);
     }
   }
   // A command Redis does not document (none today) is left out, as an unknown one.
-  std::erase_if(found, [](const auto& f) { return DocsOf(f.second).empty(); });
+  std::erase_if(found, [](const CommandSpec* s) { return DocsOf(s->full_name).empty(); });
   rb.MapLen(found.size());
-  for (const auto& [spec, name] : found) DocEntry(*spec, name, DocsOf(name), rb);
+  for (const CommandSpec* s : found) DocEntry(*s, DocsOf(s->full_name), rb);
 }
 
-void Command(CoordCmd& cmd) {
-  ReplyBuilder& rb = cmd.reply;
-  if (cmd.args.size() == 1) {
-    auto all = Sorted(cmd.table);
-    rb.ArrayLen(all.size());
-    for (const auto* s : all) CommandInfo(*s, rb);
-    return;
-  }
-  std::string sub = ToLower(cmd.args[1]);
-  size_t argc = cmd.args.size();
-  if (sub == "count") {
-    if (argc != 2) return rb.Error(WrongArityError("command|count"));
-    rb.Integer(int64_t(cmd.table.size()));
-  } else if (sub == "info") {
-    if (argc == 2) {
-      auto all = Sorted(cmd.table);
-      rb.ArrayLen(all.size());
-      for (const auto* s : all) CommandInfo(*s, rb);
-      return;
+// COMMAND alone, and COMMAND INFO without names: every command.
+void All(CoordCmd& cmd) {
+  auto all = Sorted(cmd.table);
+  cmd.reply.ArrayLen(all.size());
+  for (const auto* s : all) Entry(*s, cmd.reply);
+}
+
+void Info(CoordCmd& cmd) {
+  if (cmd.args.size() == 2) return All(cmd);
+  cmd.reply.ArrayLen(cmd.args.size() - 2);
+  for (size_t i = 2; i < cmd.args.size(); ++i) {
+    const CommandSpec* s = LookupSpec(cmd.table, cmd.args[i]);
+    if (s == nullptr) {
+      cmd.reply.NullBulk();
+    } else {
+      Entry(*s, cmd.reply);
     }
-    rb.ArrayLen(argc - 2);
-    for (size_t i = 2; i < argc; ++i) {
-      // A name, or "container|subcommand" as Redis looks them up.
-      const std::string name = ToLower(cmd.args[i]);
-      const CommandSpec* s = LookupSpec(cmd.table, name);
-      const size_t bar = name.find('|');
-      if (s == nullptr) {
-        rb.NullBulk();
-      } else if (bar == std::string::npos) {
-        CommandInfo(*s, rb);
-      } else {
-        SubEntry(*s, size_t(s->FindSubcommand(std::string_view(name).substr(bar + 1))), rb);
-      }
-    }
-  } else if (sub == "list") {
-    CommandList(cmd);
-  } else if (sub == "docs") {
-    CommandDocs(cmd);
-  } else if (sub == "getkeys") {
-    if (argc < 4) return rb.Error(WrongArityError("command|getkeys"));
-    CommandGetKeys(cmd);
-  } else if (sub == "help") {
-    if (argc != 2) return rb.Error(WrongArityError("command|help"));
-    CommandHelp(rb);
-  } else {
-    rb.Error(
-        StrCat("ERR unknown subcommand '", cmd.args[1].substr(0, 128), "'. Try COMMAND HELP."));
   }
 }
+
+void Count(CoordCmd& cmd) { cmd.reply.Integer(int64_t(cmd.table.size())); }
 
 }  // namespace
 
 void RegisterCommandCommand(CommandTable& t) {
+  const uint32_t kFlags = kCmdLoading | kCmdStale;
   t.StartFamily("@connection")
       .Add({.name = "command",
             .arity = -1,
-            .flags = kCmdLoading | kCmdStale,
-            .on_coord = Command,
-            .subcommands = {{"count", 2},
-                            {"info", -2},
-                            {"list", -2},
-                            {"docs", -2},
-                            {"getkeys", -4},
-                            {"help", 2}}});
+            .flags = kFlags,
+            .on_coord = All,
+            .subcommands = {{.name = "count", .arity = 2, .flags = kFlags, .on_coord = Count},
+                            {.name = "info", .arity = -2, .flags = kFlags, .on_coord = Info},
+                            {.name = "list", .arity = -2, .flags = kFlags, .on_coord = List},
+                            {.name = "docs", .arity = -2, .flags = kFlags, .on_coord = Docs},
+                            {.name = "getkeys", .arity = -4, .flags = kFlags, .on_coord = GetKeys},
+                            {.name = "help", .arity = 2, .flags = kFlags, .on_coord = Help}}});
 }
 
 }  // namespace rc

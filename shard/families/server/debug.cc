@@ -38,36 +38,37 @@ void Debug(CoordCmd& cmd) {
                          "'. Try DEBUG HELP."));
 }
 
-void Function(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  if (sub == "list") {
-    // Validates WITHCODE and LIBRARYNAME (each at most once) as Redis does, then lists
-    // nothing.
-    ArgParser p(cmd.args, 2);
-    bool with_code = false, library = false;
-    while (p.HasNext()) {
-      if (!with_code && p.Flag("WITHCODE")) {
-        with_code = true;
-      } else if (!library && p.Flag("LIBRARYNAME")) {
-        library = true;
-        if (!p.HasNext()) p.Fail("ERR library name argument was not given");
-        p.Next<std::string_view>();
-      } else {
-        p.Fail(StrCat("ERR Unknown argument ", p.Peek()));
-      }
+void FunctionList(CoordCmd& cmd) {
+  // Validates WITHCODE and LIBRARYNAME (each at most once) as Redis does, then lists
+  // nothing.
+  ArgParser p(cmd.args, 2);
+  bool with_code = false, library = false;
+  while (p.HasNext()) {
+    if (!with_code && p.Flag("WITHCODE")) {
+      with_code = true;
+    } else if (!library && p.Flag("LIBRARYNAME")) {
+      library = true;
+      if (!p.HasNext()) p.Fail("ERR library name argument was not given");
+      p.Next<std::string_view>();
+    } else {
+      p.Fail(StrCat("ERR Unknown argument ", p.Peek()));
     }
-    if (!p.ok()) return cmd.reply.Error(p.error());
-    return cmd.reply.ArrayLen(0);
   }
-  if (sub == "flush") {
-    if (cmd.args.size() > 3) return cmd.reply.Error(WrongArityError("function|flush"));
-    ArgParser p(cmd.args, 2);
-    p.Choice<bool>({{"SYNC", false}, {"ASYNC", true}});
-    if (!p.Finish("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")) {
-      return cmd.reply.Error(p.error());
-    }
-    return cmd.reply.Ok();
+  if (!p.ok()) return cmd.reply.Error(p.error());
+  cmd.reply.ArrayLen(0);
+}
+
+void FunctionFlush(CoordCmd& cmd) {
+  if (cmd.args.size() > 3) return cmd.reply.Error(WrongArityError("function|flush"));
+  ArgParser p(cmd.args, 2);
+  p.Choice<bool>({{"SYNC", false}, {"ASYNC", true}});
+  if (!p.Finish("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")) {
+    return cmd.reply.Error(p.error());
   }
+  cmd.reply.Ok();
+}
+
+void FunctionHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "LIST [LIBRARYNAME <library_name_pattern>] [WITHCODE]",
@@ -103,11 +104,14 @@ void RegisterDebugCommands(CommandTable& t) {
       .Add({.name = "function",
             .arity = -2,
             .flags = kCmdNoScript,
-            .on_coord = Function,
-            .subcommands = {{"list", -2}, {"flush", -2}, {"help", 2}},
-            .sub_info = {{kCmdNoScript, true, {"@scripting"}},
-                         {kCmdWrite | kCmdNoScript, true, {"@scripting"}},
-                         {kCmdLoading | kCmdStale, true, {"@scripting"}}}});
+            .subcommands = {
+                {.name = "list", .arity = -2, .flags = kCmdNoScript, .on_coord = FunctionList},
+                {.name = "flush",
+                 .arity = -2,
+                 .flags = kCmdWrite | kCmdNoScript,
+                 .on_coord = FunctionFlush},
+                {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = FunctionHelp},
+            }});
 }
 
 }  // namespace rc

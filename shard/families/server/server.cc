@@ -109,7 +109,7 @@ void ConfigRewrite(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void ConfigHelp(ReplyBuilder& reply) {
+void ConfigHelp(CoordCmd& cmd) {
   static const char* const kLines[] = {
       "CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET <pattern>",
@@ -123,17 +123,7 @@ void ConfigHelp(ReplyBuilder& reply) {
       "HELP",
       "    Prints this help.",
   };
-  reply.HelpLines(kLines);
-}
-
-// The dispatcher has checked the subcommand's name and arity against the row.
-void ConfigCommand(CoordCmd& cmd) {
-  std::string sub = ToLower(cmd.args[1]);
-  if (sub == "get") return ConfigGet(cmd);
-  if (sub == "set") return ConfigSet(cmd);
-  if (sub == "resetstat") return ConfigResetStat(cmd);
-  if (sub == "rewrite") return ConfigRewrite(cmd);
-  ConfigHelp(cmd.reply);
+  cmd.reply.HelpLines(kLines);
 }
 
 void Time(CoordCmd& cmd) {
@@ -167,13 +157,17 @@ void Shutdown(CoordCmd& cmd) {
 void RegisterServerCommands(CommandTable& t) {
   const uint32_t kConfig = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
   CommandTable::Family f = t.StartFamily();
-  // As Redis: CONFIG HELP is neither admin nor dangerous.
   f.Add({.name = "config",
          .arity = -2,
          .flags = kConfig,
-         .on_coord = ConfigCommand,
-         .subcommands = {{"get", -3}, {"set", -4}, {"resetstat", 2}, {"rewrite", 2}, {"help", 2}},
-         .sub_info = {{kConfig}, {kConfig}, {kConfig}, {kConfig}, {kCmdLoading | kCmdStale}}});
+         .subcommands = {
+             {.name = "get", .arity = -3, .flags = kConfig, .on_coord = ConfigGet},
+             {.name = "set", .arity = -4, .flags = kConfig, .on_coord = ConfigSet},
+             {.name = "resetstat", .arity = 2, .flags = kConfig, .on_coord = ConfigResetStat},
+             {.name = "rewrite", .arity = 2, .flags = kConfig, .on_coord = ConfigRewrite},
+             // As Redis: CONFIG HELP is neither admin nor dangerous.
+             {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ConfigHelp},
+         }});
   f.Add(
       {.name = "time", .arity = 1, .flags = kCmdLoading | kCmdStale | kCmdFast, .on_coord = Time});
   f.Add({.name = "shutdown",

@@ -1,5 +1,6 @@
 // Routing, fan-out and reply order through real shard threads (no sockets).
 
+#include <cctype>
 #include <set>
 #include <string>
 
@@ -8,6 +9,11 @@
 
 namespace rc::testing {
 namespace {
+
+std::string ToUpperForTest(std::string s) {
+  for (char& c : s) c = char(std::toupper(static_cast<unsigned char>(c)));
+  return s;
+}
 
 std::string Bulk(std::string_view s) {
   return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
@@ -146,7 +152,61 @@ TEST_P(DispatcherTest, RequirepassGatesEveryCommandButTheNoAuthOnes) {
   EXPECT_EQ(h_.Run(c, {"GET", "k"}), noauth);
 }
 
+// A container's subcommand is a row of its own: its arity, keys and handler.
+TEST_P(DispatcherTest, SubcommandRowsAreCheckedAndRoutedByTheirOwnRow) {
+  EXPECT_EQ(h_.Run({"CONFIG"}), "-ERR wrong number of arguments for 'config' command\r\n");
+  EXPECT_EQ(h_.Run({"config", "GET"}),
+            "-ERR wrong number of arguments for 'config|get' command\r\n");
+  EXPECT_EQ(h_.Run({"config", "nope"}), "-ERR unknown subcommand 'nope'. Try CONFIG HELP.\r\n");
+  EXPECT_EQ(h_.Run({"SET", "k", "v"}), "+OK\r\n");
+  EXPECT_EQ(h_.Run({"object", "Encoding", "k"}, uint32_t(GetParam() - 1)), Bulk("embstr"));
+  EXPECT_EQ(h_.Run({"MEMORY", "USAGE", "nokey"}), "$-1\r\n");
+  // Inside EXEC too: OBJECT HELP and MEMORY DOCTOR name no key and run on the
+  // connection's thread, OBJECT ENCODING runs on its key's shard.
+  std::string got = h_.RunPipeline(
+      {{"MULTI"}, {"OBJECT", "HELP"}, {"MEMORY", "DOCTOR"}, {"OBJECT", "ENCODING", "k"}, {"EXEC"}});
+  EXPECT_TRUE(got.starts_with("+OK\r\n+QUEUED\r\n+QUEUED\r\n+QUEUED\r\n*3\r\n*")) << got;
+  EXPECT_TRUE(got.ends_with(Bulk("embstr"))) << got;
+}
+
+TEST_P(DispatcherTest, SubcommandsCountUnderTheirFullName) {
+  h_.Run({"CONFIG", "GET", "maxmemory"});
+  h_.Run({"CONFIG", "GET"});
+  std::string info = h_.Run({"INFO", "commandstats"});
+  size_t at = info.find("cmdstat_config|get:calls=1,");
+  ASSERT_NE(at, std::string::npos) << info;
+  std::string line = info.substr(at, info.find("\r\n", at) - at);
+  EXPECT_NE(line.find(",rejected_calls=1,"), std::string::npos) << line;
+  EXPECT_EQ(info.find("cmdstat_config:"), std::string::npos) << info;
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, DispatcherTest, ::testing::Values(1, 2, 3, 5));
+
+TEST(CommandTableTest, EveryRowHasItsOwnStatIdAndFullName) {
+  CommandTable table = BuildCommandTable();
+  const std::vector<std::string>& names = table.stat_names();
+  size_t rows = 0;
+  table.ForEach([&](const CommandSpec& spec) {
+    ++rows;
+    ASSERT_LT(spec.stat_id, names.size());
+    EXPECT_EQ(names[spec.stat_id], spec.name);
+    EXPECT_EQ(spec.full_name, spec.name);
+    for (const CommandSpec& sub : spec.subcommands) {
+      ++rows;
+      ASSERT_LT(sub.stat_id, names.size());
+      EXPECT_EQ(sub.full_name, spec.name + "|" + sub.name);
+      EXPECT_EQ(names[sub.stat_id], sub.full_name);
+      EXPECT_EQ(spec.FindSubcommand(ToUpperForTest(sub.name)), &sub);
+    }
+  });
+  EXPECT_EQ(rows, names.size());
+  const std::string_view get[] = {"Config", "GET", "x"};
+  EXPECT_EQ(table.Resolve(ArgList(get, 3))->full_name, "config|get");
+  const std::string_view bare[] = {"COMMAND"};
+  EXPECT_EQ(table.Resolve(ArgList(bare, 1))->full_name, "command");
+  const std::string_view unknown[] = {"config", "nope"};
+  EXPECT_EQ(table.Resolve(ArgList(unknown, 2)), nullptr);
+}
 
 }  // namespace
 }  // namespace rc::testing
