@@ -269,7 +269,7 @@ void Reactor::Close(Connection* c) {
   idle_.Remove(&c->idle);
   shard_thread().clients().Remove(c->client().id, shared_.server->introspect.monitors);
   std::erase(parked_, c);
-  DropSubscriptions(shard_thread().shard().pubsub(), c->client(), c, *shared_.server);
+  DropSubscriptions(shard_thread().pubsub(), c->client(), c, *shared_.server);
   UnwatchAll(shard_thread(), shards_, c->client());
   // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd
   // itself stays open until the connection is freed, so its number cannot be reused

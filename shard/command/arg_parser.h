@@ -122,10 +122,6 @@ class ArgParser {
   const std::string& error() const { return error_; }
   size_t pos() const { return pos_; }
 
-  // The names MEMORY USAGE used before Next<T>() existed.
-  std::string_view NextString() { return Next<std::string_view>(); }
-  int64_t NextInt() { return Next<int64_t>(); }
-
  private:
   std::string_view NextArg() {
     if (!ok()) return {};

@@ -9,7 +9,6 @@
 #include <vector>
 
 #include "shard/command/command.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
 
 namespace rc {
@@ -25,25 +24,5 @@ struct KeyGroups {
 
 // Items start at args[first] and are `width` arguments wide (MGET: 1, MSET: 2).
 KeyGroups GroupKeys(const ShardSet& set, ArgList args, size_t first, size_t width);
-
-// A reply position reserved now and written later, on the connection's thread.
-class DeferredReply {
- public:
-  explicit DeferredReply(CoordCmd& cmd)
-      : sink_(&cmd.sink), slot_(cmd.sink.Defer()), resp3_(cmd.reply.resp3()) {}
-  // Connection's thread: build(ReplyBuilder&) writes the reply.
-  template <typename Build>
-  void Send(Build&& build) const {
-    std::string out;
-    ReplyBuilder rb(&out, resp3_);
-    build(rb);
-    sink_->Fulfill(slot_, std::move(out));
-  }
-
- private:
-  ReplySink* sink_;
-  uint64_t slot_;
-  bool resp3_;
-};
 
 }  // namespace rc

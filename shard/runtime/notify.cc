@@ -79,15 +79,15 @@ void ExpiredEvents::Flush(ShardThread& self, ShardSet& shards) {
   auto keys = std::make_shared<const std::vector<std::string>>(std::move(pending_));
   pending_.clear();
   int64_t flags = server_->config.notify_keyspace_events;
-  FanOut<bool>(
+  FanOutThreads<bool>(
       self, shards, AllShards(shards),
-      [keys, flags](Shard& shard, size_t) {
+      [keys, flags](ShardThread& thread, size_t) {
         for (const std::string& key : *keys) {
           // Redis's order: the keyspace channel first, then the keyevent one.
           if (flags & kNotifyKeyspace) {
-            shard.pubsub().Publish(StrCat("__keyspace@0__:", key), "expired");
+            thread.pubsub().Publish(StrCat("__keyspace@0__:", key), "expired");
           }
-          if (flags & kNotifyKeyevent) shard.pubsub().Publish("__keyevent@0__:expired", key);
+          if (flags & kNotifyKeyevent) thread.pubsub().Publish("__keyevent@0__:expired", key);
         }
         return true;
       },

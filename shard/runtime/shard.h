@@ -23,7 +23,6 @@
 #include "core/entry_table.h"
 #include "shard/command/command_stats.h"
 #include "shard/runtime/key_locks.h"
-#include "shard/runtime/pubsub.h"
 #include "shard/runtime/stats.h"
 #include "shard/runtime/thread_check.h"
 #include "shard/runtime/watch.h"
@@ -140,8 +139,6 @@ class Shard {
 
   // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
   KeyLocks& locks() { return locks_; }
-  // Pub/sub subscriptions of this thread's connections.
-  PubSub& pubsub() { return pubsub_; }
 
   ThreadCheck& thread_check() { return thread_check_; }
   void VerifyTtl() const;
@@ -173,7 +170,6 @@ class Shard {
   ShardStats stats_;
   absl::BitGen rng_;
   KeyLocks locks_;
-  PubSub pubsub_;
   WatchedKeys watched_;
   ExpiryListener* expiry_listener_ = nullptr;
   size_t value_bytes_ = 0;  // ValueBytes() of every entry in the table

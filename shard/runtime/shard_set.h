@@ -13,6 +13,7 @@
 #include "shard/command/command_stats.h"
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
+#include "shard/runtime/pubsub.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/stats.h"
 #include "shard/server/client_registry.h"
@@ -35,6 +36,8 @@ class ShardThread {
   CommandStats& command_stats() { return command_stats_; }
   // This thread's connections (CLIENT LIST, KILL).
   ClientRegistry& clients() { return clients_; }
+  // The channels and patterns this thread's connections subscribe to.
+  PubSub& pubsub() { return pubsub_; }
   // Keyspace events raised on this thread, published once per loop turn.
   ExpiredEvents& events() { return events_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn.
@@ -51,6 +54,7 @@ class ShardThread {
   ThreadStats stats_;
   CommandStats command_stats_;
   ClientRegistry clients_;
+  PubSub pubsub_;
   Shard shard_;
   ExpiredEvents events_;
   Outbox outbox_;

@@ -45,7 +45,7 @@ void Reset(CoordCmd& cmd) {
   ClientState& c = cmd.client;
   c.multi.reset();
   UnwatchAll(cmd.self, cmd.shards, c);
-  DropSubscriptions(cmd.self.shard().pubsub(), c, &cmd.sink, cmd.server);
+  DropSubscriptions(cmd.self.pubsub(), c, &cmd.sink, cmd.server);
   c.authenticated = !AuthEnabled(cmd.server);
   // CLIENT REPLY and CLIENT NO-EVICT go back to their defaults, as in Redis.
   c.reply_bits = 0;

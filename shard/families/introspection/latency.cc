@@ -7,8 +7,8 @@
 
 #include "core/strings.h"
 #include "shard/command/command_stats.h"
+#include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
-#include "shard/command/key_groups.h"
 #include "shard/runtime/fanout.h"
 #include "shard/server/latency_report.h"
 #include "shard/server/server_state.h"

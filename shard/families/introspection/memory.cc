@@ -11,9 +11,9 @@
 #include "core/entry.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
+#include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
-#include "shard/command/key_groups.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
 #include "shard/server/memory_info.h"
@@ -28,7 +28,7 @@ void Usage(ShardCmd& cmd) {
   ArgParser p(cmd.args, 3);
   while (p.HasNext()) {
     if (p.Flag("SAMPLES")) {
-      p.NextInt();
+      p.Next<int64_t>();
     } else {
       p.Fail(err::kSyntax);
     }

@@ -5,9 +5,9 @@
 
 #include "core/strings.h"
 #include "shard/command/client_state.h"
+#include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
-#include "shard/command/key_groups.h"
 #include "shard/runtime/fanout.h"
 #include "shard/server/server_state.h"
 
@@ -22,7 +22,7 @@ std::set<std::string>& Names(ClientState& c, Kind k) {
 }
 
 void SubscribeGeneric(CoordCmd& cmd, Kind kind) {
-  PubSub& ps = cmd.self.shard().pubsub();
+  PubSub& ps = cmd.self.pubsub();
   for (size_t i = 1; i < cmd.args.size(); ++i) {
     std::string name(cmd.args[i]);
     if (Names(cmd.client, kind).insert(name).second) {
@@ -52,7 +52,7 @@ bool Drop(PubSub& ps, ClientState& client, ReplySink* sink, ServerState& server,
 }
 
 void UnsubscribeGeneric(CoordCmd& cmd, Kind kind) {
-  PubSub& ps = cmd.self.shard().pubsub();
+  PubSub& ps = cmd.self.pubsub();
   std::string_view verb = kind == Kind::kChannel ? "unsubscribe" : "punsubscribe";
   std::vector<std::string> names;
   if (cmd.args.size() == 1) {
@@ -83,10 +83,10 @@ void PUnsubscribe(CoordCmd& cmd) { UnsubscribeGeneric(cmd, Kind::kPattern); }
 void Publish(CoordCmd& cmd) {
   auto msg = std::make_shared<const std::pair<std::string, std::string>>(cmd.args[1], cmd.args[2]);
   DeferredReply out(cmd);
-  FanOut<int64_t>(
+  FanOutThreads<int64_t>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [msg](Shard& shard, size_t) {
-        return int64_t(shard.pubsub().Publish(msg->first, msg->second));
+      [msg](ShardThread& thread, size_t) {
+        return int64_t(thread.pubsub().Publish(msg->first, msg->second));
       },
       [out](std::vector<int64_t>& counts) {
         int64_t total = 0;
@@ -105,11 +105,11 @@ void Channels(CoordCmd& cmd) {
   auto pattern = std::make_shared<const std::string>(argc == 3 ? cmd.args[2] : "");
   bool all = argc == 2;
   DeferredReply out(cmd);
-  FanOut<std::vector<std::string>>(
+  FanOutThreads<std::vector<std::string>>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [pattern, all](Shard& shard, size_t) {
+      [pattern, all](ShardThread& thread, size_t) {
         std::vector<std::string> names;
-        shard.pubsub().Channels(*pattern, all, &names);
+        thread.pubsub().Channels(*pattern, all, &names);
         return names;
       },
       [out](std::vector<std::vector<std::string>>& parts) {
@@ -126,11 +126,11 @@ void NumSub(CoordCmd& cmd) {
   auto channels =
       std::make_shared<const std::vector<std::string>>(cmd.args.begin() + 2, cmd.args.end());
   DeferredReply out(cmd);
-  FanOut<std::vector<int64_t>>(
+  FanOutThreads<std::vector<int64_t>>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [channels](Shard& shard, size_t) {
+      [channels](ShardThread& thread, size_t) {
         std::vector<int64_t> n;
-        for (const auto& c : *channels) n.push_back(int64_t(shard.pubsub().NumSub(c)));
+        for (const auto& c : *channels) n.push_back(int64_t(thread.pubsub().NumSub(c)));
         return n;
       },
       [out, channels](std::vector<std::vector<int64_t>>& parts) {
@@ -148,12 +148,12 @@ void NumSub(CoordCmd& cmd) {
 
 void NumPat(CoordCmd& cmd) {
   DeferredReply out(cmd);
-  FanOut<std::vector<std::string>>(
+  FanOutThreads<std::vector<std::string>>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
-      [](Shard& shard, size_t) {
+      [](ShardThread& thread, size_t) {
         // Patterns are counted once however many clients use them.
         std::vector<std::string> names;
-        shard.pubsub().Patterns(&names);
+        thread.pubsub().Patterns(&names);
         return names;
       },
       [out](std::vector<std::vector<std::string>>& parts) {

@@ -17,7 +17,7 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
 #include "shard/command/command_stats.h"
-#include "shard/command/key_groups.h"
+#include "shard/command/deferred_reply.h"
 #include "shard/runtime/fanout.h"
 #include "shard/server/memory_info.h"
 #include "shard/server/server_state.h"

@@ -7,6 +7,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
+#include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
