@@ -265,8 +265,7 @@ std::string ServerProcess::Output() const {
 }
 
 std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const Args& extra,
-                                                             std::string* error,
-                                                             Sandbox sandbox) {
+                                                             std::string* error, Sandbox sandbox) {
   Args args = {RINGCACHE_BINARY, "--port", "0", "--threads", std::to_string(threads)};
   // ctest runs the suite a second time with RINGCACHE_IO_ENGINE=epoll; `extra` comes
   // after, so a test that names its engine keeps it.
@@ -324,9 +323,18 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRedis(std::string* error, con
       }
       std::string ignored;
       if (auto c = Client::Connect(port, &ignored, milliseconds(1000))) {
-        // With --requirepass, NOAUTH says it is up just as well.
+        // With --requirepass, NOAUTH says it is up just as well. Another test's server may
+        // have bound the port first (ours then exits): the answer must come from our pid.
         std::string pong = c->Cmd({"PING"});
-        if (pong == "+PONG" || pong == "-NOAUTH Authentication required.") return p;
+        if (pong == "-NOAUTH Authentication required.") return p;
+        if (pong == "+PONG") {
+          Client::ReplyPtr info = c->RawCmd({"INFO", "server"});
+          if (info && info->type == REDIS_REPLY_STRING &&
+              std::string_view(info->str, info->len)
+                      .find(absl::StrCat("process_id:", pid, "\r\n")) != std::string_view::npos) {
+            return p;
+          }
+        }
       }
       // Not listening yet: wait for the next line of output (or 20 ms) before retrying.
       size_t seen = p->Output().size();
