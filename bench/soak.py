@@ -803,6 +803,16 @@ def worker_process(port, roles, stop_at, seed, out_q, client_cpu):
     out_q.put(("final", stats.snapshot()))
 
 
+def kill_victim(v):
+    """SIGKILLs victim `v` and reaps it; returns 1 if the signal killed it, 0 if it had
+    already exited. Starting a process reaps finished children, so a victim that exited
+    on its own may have no pid left: mp.Process.kill() does not signal a reaped process
+    (os.kill would raise ProcessLookupError, or hit a reused pid)."""
+    v.kill()
+    v.join()
+    return 1 if v.exitcode == -signal.SIGKILL else 0
+
+
 def victim_process(port, seed):
     """Pipelined writes until SIGKILLed."""
     rng = random.Random(seed)
@@ -923,9 +933,7 @@ def main():
                 victims.append(v)
             for v in victims:
                 if now > v.kill_at:
-                    os.kill(v.pid, signal.SIGKILL)
-                    v.join()
-                    killed += 1
+                    killed += kill_victim(v)
         if now >= next_sample:
             t_info = time.time()
             try:
@@ -951,9 +959,7 @@ def main():
             break
         if now >= stop_at:
             for v in victims:
-                os.kill(v.pid, signal.SIGKILL)
-                v.join()
-                killed += 1
+                killed += kill_victim(v)
             victims = []
             if now > stop_at + 120:
                 print("client processes still running 120 s after the deadline", file=sys.stderr)

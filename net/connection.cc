@@ -2,6 +2,8 @@
 
 #include <unistd.h>
 
+#include <utility>
+
 #include "core/log.h"
 #include "net/reactor.h"
 #include "shard/command/dispatcher.h"
@@ -134,7 +136,7 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       parser_.Reset();
       break;
     }
-    if (!args_.empty() && reactor_.dispatcher().MustPause(args_)) {
+    if (!args_.empty() && reactor_.dispatcher().MustPause(client_, args_)) {
       // CLIENT PAUSE: the same, until the reactor sees the pause end.
       held_ = parked_ = true;
       parser_.Reset();
@@ -153,14 +155,18 @@ void Connection::RunCommand() {
   if (slots_.empty() && client_.reply_bits == 0) {
     // Common case: nothing pending, the reply goes straight to the output buffer.
     ReplyBuilder rb(&out_, client_.resp3);
+    dispatching_ = true;
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    dispatching_ = false;
     // CLIENT REPLY OFF/SKIP answer nothing themselves; SKIP arms the next command.
     if (client_.reply_bits != 0) Silenced();
   } else {
     scratch_.clear();
     ReplyBuilder rb(&scratch_, client_.resp3);
     uint64_t slots_before = first_slot_ + slots_.size();
+    dispatching_ = true;
     reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    dispatching_ = false;
     if (Silenced()) {
       // CLIENT REPLY OFF/SKIP: drop this command's reply, inline or still to come.
       scratch_.clear();
@@ -176,6 +182,7 @@ void Connection::RunCommand() {
       }
     }
   }
+  if (!monitor_after_reply_.empty()) Push(std::exchange(monitor_after_reply_, std::string()));
   if (client_.close_after_reply) close_after_flush_ = true;
   CheckOutputLimit();
   MarkDirty();
@@ -241,6 +248,16 @@ void Connection::Push(std::string resp) {
   MarkDirty();
 }
 
+void Connection::PushMonitorLine(std::string line) {
+  // The line of this connection's own command waits for that command's reply, which
+  // RunCommand may append only once Dispatch returns.
+  if (dispatching_) {
+    monitor_after_reply_ += line;
+    return;
+  }
+  Push(std::move(line));
+}
+
 void Connection::Resume() {
   if (!held_) return;
   held_ = false;
@@ -277,6 +294,7 @@ ClientBuffers Connection::Buffers() const {
   b.rbs = out_.capacity();
   b.last_active_ms = idle.last_active_ms;
   b.writing = sending_;
+  b.blocked = parked_;
   return b;
 }
 

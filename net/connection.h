@@ -46,6 +46,7 @@ class Connection final : public ReplySink, public ClientHandle {
   // ClientHandle (CLIENT LIST / KILL), reactor thread.
   ClientBuffers Buffers() const override;
   void Kill(bool after_reply) override;
+  void PushMonitorLine(std::string line) override;
   // CLIENT PAUSE ended: run the command it held back (reactor thread).
   void Unpark();
 
@@ -124,6 +125,8 @@ class Connection final : public ReplySink, public ClientHandle {
   bool held_ = false;
   bool parked_ = false;  // held_ by CLIENT PAUSE rather than by a multi-shard command
   bool in_parse_ = false;
+  bool dispatching_ = false;         // inside RunCommand's Dispatch
+  std::string monitor_after_reply_;  // this connection's own command's MONITOR line
   bool closing_ = false;
   bool close_after_flush_ = false;
   int pending_ops_ = 0;

@@ -115,12 +115,18 @@ void Reactor::Cron(int64_t now_ns) {
   CloseIdle(now_ns / 1'000'000);
 }
 
+void Reactor::Park(Connection* c) {
+  parked_.push_back(c);
+  ++shard_thread().stats().blocked_clients;
+}
+
 void Reactor::UnparkIfUnpaused() {
   // CLIENT UNPAUSE wakes every reactor; a pause that times out is noticed within a cron
   // tick at worst (the sleep is bounded by it).
   if (shared_.server->introspect.pause.Active(shared_.server->clock->NowUnixMillis())) return;
   std::vector<Connection*> parked;
   parked.swap(parked_);
+  shard_thread().stats().blocked_clients -= parked.size();
   // Unpark runs the held commands, which may park again (a new pause) or close.
   for (Connection* c : parked) {
     if (!c->closing()) c->Unpark();
@@ -268,7 +274,7 @@ void Reactor::Close(Connection* c) {
   c->set_closing();
   idle_.Remove(&c->idle);
   shard_thread().clients().Remove(c->client().id, shared_.server->introspect.monitors);
-  std::erase(parked_, c);
+  shard_thread().stats().blocked_clients -= std::erase(parked_, c);
   DropSubscriptions(shard_thread().pubsub(), c->client(), c, *shared_.server);
   UnwatchAll(shard_thread(), shards_, c->client());
   // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd

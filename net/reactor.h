@@ -88,7 +88,7 @@ class Reactor : public Waker {
   // Monotonic milliseconds at the start of this loop turn.
   int64_t now_ms() const { return now_ns_ / 1'000'000; }
   // CLIENT PAUSE holds `c`'s next command; it is unparked once the pause is over.
-  void Park(Connection* c) { parked_.push_back(c); }
+  void Park(Connection* c);
   // Closes `c` (also CLIENT KILL, on this thread).
   void Close(Connection* c);
 

@@ -37,6 +37,7 @@ Server::Server(const Config& config) : table_(BuildCommandTable()) {
   state_.start_unix_us = state_.clock->NowUnixMicros();
   state_.start_mono_ns = MonotonicNanos();
   state_.run_id = RandomRunId();
+  state_.replid = RandomRunId();
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) state_.executable.assign(exe, size_t(n));

@@ -24,6 +24,7 @@ struct QueuedCommand {
 
 struct MultiState {
   std::vector<QueuedCommand> queued;
+  uint32_t flags = 0;  // every queued command's flags, ORed (Redis's mstate.cmd_flags)
   // A command was refused while queueing (unknown, wrong arity): EXEC answers EXECABORT.
   bool aborted = false;
 };

@@ -57,6 +57,9 @@ enum CmdFlag : uint32_t {
   // Redis's may-replicate (PUBLISH): refused to MONITOR clients like writes (internal;
   // Redis 7.0's COMMAND does not list it either).
   kCmdMayReplicate = 1 << 16,
+  // EXEC (internal): shows itself to MONITOR after the commands it ran, and a CLIENT PAUSE
+  // WRITE holds it when they write.
+  kCmdExec = 1 << 17,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

@@ -71,7 +71,7 @@ void Dispatcher::Refuse(Request& req, int64_t stat_id, std::string_view error) c
   req.reply.Error(error);
 }
 
-bool Dispatcher::Paused(ArgList args) const {
+bool Dispatcher::Paused(ClientState& client, ArgList args) const {
   ClientPause& pause = server_.introspect.pause;
   int64_t now_ms = server_.clock->NowUnixMillis();
   if (!pause.Active(now_ms)) {
@@ -79,7 +79,12 @@ bool Dispatcher::Paused(ArgList args) const {
     return false;
   }
   const CommandSpec* spec = table_.Resolve(args);
-  return pause.Holds(spec != nullptr ? spec->flags : 0, now_ms);
+  uint32_t flags = spec != nullptr ? spec->flags : 0;
+  // As Redis, EXEC counts as a write when a command it would run writes.
+  if ((flags & kCmdExec) && client.multi) flags |= client.multi->flags;
+  if (!pause.Holds(flags, now_ms)) return false;
+  if (spec != nullptr) client.last_cmd = spec->stat_id;
+  return true;
 }
 
 void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns,
@@ -100,19 +105,23 @@ void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t 
                                  size_t(server_.config.slowlog_max_len.get()));
 }
 
-void Dispatcher::FeedMonitors(const Request& req) const {
-  auto line = std::make_shared<const std::string>(
-      MonitorLine(server_.clock->NowUnixMicros(), req.client.addr, req.args));
-  for (uint32_t t = 0; t < shards_.size(); ++t) {
-    auto deliver = [shards = &shards_, t, line] {
-      for (const auto& [id, monitor] : shards->thread(t).clients().monitors()) {
-        monitor->Push(*line);
+void FeedMonitors(ShardThread& self, ShardSet& shards, const ServerState& server,
+                  std::string_view addr, ArgList args) {
+  auto line =
+      std::make_shared<const std::string>(MonitorLine(server.clock->NowUnixMicros(), addr, args));
+  for (uint32_t t = 0; t < shards.size(); ++t) {
+    auto deliver = [all = &shards, t, line] {
+      for (const auto& [id, monitor] : all->thread(t).clients().monitors()) {
+        // Monitor lines are replies to Redis, so CLIENT REPLY OFF/SKIP silence them.
+        const uint8_t bits = monitor->client().reply_bits;
+        if (!(bits & (ClientState::kReplyOff | ClientState::kReplySkip)))
+          monitor->PushMonitorLine(*line);
       }
     };
-    if (t == req.self.id()) {
+    if (t == self.id()) {
       deliver();
     } else {
-      req.self.Post(t, deliver);
+      self.Post(t, deliver);
     }
   }
 }
@@ -141,6 +150,8 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   if (!(flags & kCmdNoAuth) && AuthRequired(server_, client)) {
     return Refuse(req, spec->stat_id, err::kNoAuth);
   }
+  // Redis's no-multi commands (SHUTDOWN) are refused, and so doom the transaction.
+  if (client.multi && (flags & kCmdNoMulti)) return Refuse(req, spec->stat_id, err::kNoMulti);
   if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
     return Refuse(req, spec->stat_id,
                   StrCat("ERR Can't execute '", spec->full_name,
@@ -159,16 +170,17 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
         (client.watching.state && client.watching.state->dirty.load(std::memory_order_relaxed));
     if (!doomed) {
       client.multi->queued.push_back(QueuedCommand{spec, std::make_unique<OwnedArgs>(args)});
+      client.multi->flags |= flags;
     }
     reply.SimpleString("QUEUED");
     return;
   }
   // As Redis, admin commands are not shown to monitors (they may carry secrets), and a
   // command is shown after it ran: a monitor sees its own command's reply first.
-  const bool feed =
-      server_.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(flags & kCmdAdmin);
+  const bool feed = server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
+                    !(flags & (kCmdAdmin | kCmdExec));
   Execute(req);
-  if (feed) FeedMonitors(req);
+  if (feed) FeedMonitors(self, shards_, server_, client.addr, args);
 }
 
 void Dispatcher::Execute(Request& req) const {

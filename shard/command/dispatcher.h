@@ -57,8 +57,9 @@ class Dispatcher {
 
   // Connection's thread, before Dispatch: true while CLIENT PAUSE holds this command;
   // the connection then parks until the pause ends. One relaxed load when none is set.
-  bool MustPause(ArgList args) const {
-    return server_.introspect.pause.Requested() && Paused(args);
+  // The held command is the client's current one (CLIENT LIST's cmd=), as in Redis.
+  bool MustPause(ClientState& client, ArgList args) const {
+    return server_.introspect.pause.Requested() && Paused(client, args);
   }
 
   const CommandTable& table() const { return table_; }
@@ -125,14 +126,17 @@ class Dispatcher {
   // Refuses a request before it runs: a transaction being queued is doomed, the refusal
   // counts as rejected (a known row's, `stat_id` >= 0) and in errorstats.
   void Refuse(Request& req, int64_t stat_id, std::string_view error) const;
-  bool Paused(ArgList args) const;
-  // MONITOR: sends the command's line to every monitoring client, each on its thread.
-  void FeedMonitors(const Request& req) const;
+  bool Paused(ClientState& client, ArgList args) const;
 
   const CommandTable& table_;
   ShardSet& shards_;
   ServerState& server_;
 };
+
+// MONITOR: sends the line of `args`, run by the client at `addr`, to every monitoring
+// client, each on its own thread. Runs on the command's connection thread.
+void FeedMonitors(ShardThread& self, ShardSet& shards, const ServerState& server,
+                  std::string_view addr, ArgList args);
 
 // Redis's reply for a name it does not know, quoting the first arguments.
 std::string UnknownCommandError(ArgList args);

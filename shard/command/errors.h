@@ -19,6 +19,8 @@ inline constexpr std::string_view kStringTooLong =
     "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
 inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN or Infinity";
 
+inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
+
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";

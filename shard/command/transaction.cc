@@ -81,6 +81,8 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   uint64_t slot;
   bool resp3;  // the client's protocol when EXEC began
   std::vector<QueuedCommand> queued;
+  std::unique_ptr<OwnedArgs> exec_args;  // EXEC as the client sent it, for MONITOR
+  bool shown = false;                    // monitors have seen the transaction
   WatchSet watch;
   std::shared_ptr<const LockSet> locks;  // null when the commands name no key
   std::vector<std::string> replies;
@@ -312,6 +314,21 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       for (const std::string& r : replies) out += r;
     }
     sink->Fulfill(slot, std::move(out));
+    if (!shown) ShowToMonitors(ran);
+  }
+
+  // As Redis, monitors see each command EXEC ran (admin ones excepted), then EXEC.
+  void ShowToMonitors(bool ran) {
+    shown = true;
+    if (server->introspect.monitors.load(std::memory_order_relaxed) == 0) return;
+    if (ran) {
+      for (const QueuedCommand& q : queued) {
+        if (!(q.spec->flags & kCmdAdmin)) {
+          FeedMonitors(*self, *shards, *server, client->addr, q.args->view());
+        }
+      }
+    }
+    FeedMonitors(*self, *shards, *server, client->addr, exec_args->view());
   }
 };
 
@@ -338,12 +355,17 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->table = &cmd.table;
   tx->resp3 = cmd.client.resp3;
   tx->queued = std::move(cmd.client.multi->queued);
+  tx->exec_args = std::make_unique<OwnedArgs>(cmd.args);
   cmd.client.multi.reset();
   cmd.client.exec_count = int64_t(tx->queued.size());
   cmd.client.exec_mem = MultiMem(tx->queued);
   tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
+  // Without WATCH every queued command runs: monitors see them now, in the order of the
+  // client's requests, as they see a command sent to another shard when it is sent.
+  // With WATCH only the end knows whether they ran.
+  if (tx->watch.state == nullptr) tx->ShowToMonitors(true);
   tx->Start();
 }
 

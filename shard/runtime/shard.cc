@@ -36,13 +36,26 @@ Entry* Shard::Find(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = table_.Find(key);
   if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs()) {
-    ExpireEntry(e);
+    if (ExpiryPaused()) {
+      kept_expired_ = true;
+    } else {
+      ExpireEntry(e);
+    }
     return nullptr;
   }
   return e;
 }
 
+bool Shard::ExpiryPaused() const {
+  return server_ != nullptr && server_->introspect.pause.Active(NowMs());
+}
+
 Entry* Shard::Link(EntryPtr e) {
+  if (kept_expired_) {
+    // A write got through while expiry was paused (it was under way when the pause
+    // began): the expired key it replaces goes first.
+    if (Entry* stale = table_.Find(e->key())) ExpireEntry(stale);
+  }
   Entry* raw = table_.Insert(std::move(e));
   if (raw->has_ttl()) ttl_.Push(raw);
   return raw;
@@ -223,6 +236,8 @@ void Shard::Flush(bool async) {
 
 size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
   RC_DCHECK_OWNER(thread_check_);
+  if (ExpiryPaused()) return 0;
+  kept_expired_ = false;  // from here on due keys go as they are found
   size_t n = 0;
   while (n < max_keys && !ttl_.empty() && ttl_.Top()->deadline() <= now_ms) {
     ExpireEntry(ttl_.Top());

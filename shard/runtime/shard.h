@@ -107,8 +107,13 @@ class Shard {
 
   // Active expiry: deletes up to `max_keys` keys whose deadline is ≤ now; returns how many.
   size_t ExpireDue(int64_t now_ms, size_t max_keys);
-  // The earliest deadline, or INT64_MAX when no key has a TTL.
-  int64_t NextDeadline() const { return ttl_.empty() ? INT64_MAX : ttl_.Top()->deadline(); }
+  // The earliest deadline, or INT64_MAX when no key has a TTL or expiry is paused.
+  int64_t NextDeadline() const {
+    return ttl_.empty() || ExpiryPaused() ? INT64_MAX : ttl_.Top()->deadline();
+  }
+  // While CLIENT PAUSE holds writes the dataset stays as it is, as in Redis: keys past
+  // their deadline read as absent but are not deleted, actively or lazily.
+  bool ExpiryPaused() const;
   size_t keys_with_ttl() const { return ttl_.size(); }
   // Mean remaining TTL in ms over a sample of keys with a TTL (INFO's avg_ttl).
   int64_t SampleAvgTtl(int64_t now_ms);
@@ -173,6 +178,9 @@ class Shard {
   WatchedKeys watched_;
   ExpiryListener* expiry_listener_ = nullptr;
   size_t value_bytes_ = 0;  // ValueBytes() of every entry in the table
+  // A lookup left an expired key in the table during a pause: a write that then links
+  // the key anew reclaims it first.
+  bool kept_expired_ = false;
   ThreadCheck thread_check_;
 };
 

@@ -15,6 +15,8 @@ struct ThreadStats {
   uint64_t net_output_bytes = 0;
   // Posts to other threads and replies received, to show cross-shard traffic.
   uint64_t remote_commands = 0;
+  // Connections CLIENT PAUSE holds (INFO's blocked_clients, as Redis counts them).
+  uint64_t blocked_clients = 0;
 
   // instantaneous_ops_per_sec, as Redis computes it: the mean rate over the last 16
   // samples, one taken per cron tick.
@@ -38,11 +40,12 @@ struct ThreadStats {
     for (double s : ops_samples) sum += s;
     return sum / kOpsSamples;
   }
-  // CONFIG RESETSTAT: counters go to zero; gauges (connected_clients) stay.
+  // CONFIG RESETSTAT: counters go to zero; gauges (connected and blocked clients) stay.
   void Reset() {
-    uint64_t clients = connected_clients;
+    uint64_t clients = connected_clients, blocked = blocked_clients;
     *this = ThreadStats();
     connected_clients = clients;
+    blocked_clients = blocked;
   }
 };
 

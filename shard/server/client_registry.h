@@ -23,6 +23,7 @@ struct ClientBuffers {
   size_t rbs = 0;              // output buffer capacity
   int64_t last_active_ms = 0;  // monotonic ms of the last read
   bool writing = false;        // a send is in flight (events=rw)
+  bool blocked = false;        // held by CLIENT PAUSE (flag b)
 };
 
 // Implemented by net::Connection. Every method runs on the connection's own thread.
@@ -34,8 +35,9 @@ class ClientHandle {
   // CLIENT KILL: closes now, or once the current reply is written when the client kills
   // itself.
   virtual void Kill(bool after_reply) = 0;
-  // MONITOR: an out-of-band line, queued after replies already owed.
-  virtual void Push(std::string resp) = 0;
+  // MONITOR: a line, queued after replies already owed, the reply of the command being
+  // run included (Redis feeds monitors once a command ran).
+  virtual void PushMonitorLine(std::string line) = 0;
 };
 
 class ClientRegistry {

@@ -92,17 +92,78 @@ std::string SetOutputLimits(Config& c, std::string_view v) {
   return "";
 }
 
-ConfigParam Accepted(std::string_view name, std::string default_value) {
+// Turns a value Redis would take into what CONFIG GET then shows it as; sets `error` to
+// Redis's reason when it would refuse it.
+using Normalizer = std::function<std::string(std::string_view, std::string* error)>;
+
+// A setting ringcache takes and shows but has no use for. `normalize`, when given,
+// checks the value as Redis does.
+ConfigParam Accepted(std::string_view name, std::string default_value, Normalizer normalize = {},
+                     bool runtime = true, std::string_view alias = {}) {
   std::string key(name);
   return ConfigParam{name,
                      [key, default_value](const Config& c) {
                        auto it = c.accepted.find(key);
                        return it == c.accepted.end() ? default_value : it->second;
                      },
-                     [key](Config& c, std::string_view v) {
-                       c.accepted[key] = std::string(v);
+                     [key, normalize](Config& c, std::string_view v) {
+                       std::string error;
+                       std::string value = normalize ? normalize(v, &error) : std::string(v);
+                       if (!error.empty()) return error;
+                       c.accepted[key] = std::move(value);
                        return std::string();
-                     }};
+                     },
+                     runtime, alias};
+}
+
+// Redis's IMMUTABLE_CONFIG settings: the file and the command line set them, CONFIG SET
+// refuses them.
+ConfigParam Immutable(std::string_view name, std::string default_value,
+                      std::string_view alias = {}) {
+  return Accepted(name, std::move(default_value), {}, /*runtime=*/false, alias);
+}
+
+Normalizer IntNormalizer(int64_t lo, int64_t hi) {
+  return [lo, hi](std::string_view v, std::string* error) {
+    int64_t x = 0;
+    if (!ParseInt64(v, &x)) {
+      *error = "argument couldn't be parsed into an integer";
+    } else if (x < lo || x > hi) {
+      *error = RangeError(lo, hi);
+    }
+    return std::to_string(x);
+  };
+}
+
+std::string NormalizeMemory(std::string_view v, std::string* error) {
+  int64_t x = 0;
+  if (!ParseMemory(v, &x) || x < 0) *error = "argument must be a memory value";
+  return std::to_string(x);
+}
+
+std::string NormalizeYesNo(std::string_view v, std::string* error) {
+  std::string l = ToLower(v);
+  if (l != "yes" && l != "no") *error = "argument must be 'yes' or 'no'";
+  return l;
+}
+
+// "<seconds> <changes>" pairs, or "" for none, as Redis checks them.
+std::string NormalizeSave(std::string_view v, std::string* error) {
+  auto words = SplitArgs(v);
+  if (!words || words->size() % 2 != 0) {
+    *error = "Invalid save parameters";
+    return "";
+  }
+  std::string out;
+  for (const std::string& w : *words) {
+    int64_t x;
+    if (!ParseInt64(w, &x) || x < 0) {
+      *error = "Invalid save parameters";
+      return "";
+    }
+    StrAppend(&out, out.empty() ? "" : " ", x);
+  }
+  return out;
 }
 
 std::vector<ConfigParam> MakeParams() {
@@ -245,20 +306,43 @@ std::vector<ConfigParam> MakeParams() {
                }});
   p.push_back({"client-output-buffer-limit", FormatOutputLimits, SetOutputLimits});
   // What clients and tools ask about; ringcache has no persistence and one database.
-  p.push_back(Accepted("save", ""));
-  p.push_back(Accepted("appendonly", "no"));
-  p.push_back(Accepted("databases", "1"));
+  p.push_back(Accepted("save", "", NormalizeSave));
+  p.push_back(Accepted("appendonly", "no", NormalizeYesNo));
+  p.push_back(Immutable("databases", "1"));
   p.push_back(Accepted("maxmemory", "0"));
   p.push_back(Accepted("maxmemory-policy", "noeviction"));
-  p.push_back(Accepted("daemonize", "no"));
-  p.push_back(Accepted("dir", "."));
-  p.push_back(Accepted("dbfilename", "dump.rdb"));
-  p.push_back(Accepted("io-threads", "1"));
-  p.push_back(Accepted("logfile", ""));
-  p.push_back(Accepted("tcp-keepalive", "300"));
-  p.push_back(Accepted("supervised", "no"));
-  p.push_back(Accepted("pidfile", ""));
-  p.push_back(Accepted("cluster-enabled", "no"));
+  p.push_back(Immutable("daemonize", "no"));
+  ConfigParam dir = Accepted("dir", ".");
+  dir.is_protected = true;
+  p.push_back(dir);
+  ConfigParam dbfilename = Accepted("dbfilename", "dump.rdb");
+  dbfilename.is_protected = true;
+  p.push_back(dbfilename);
+  p.push_back(Immutable("io-threads", "1"));
+  p.push_back(Immutable("logfile", ""));
+  p.push_back(Accepted("tcp-keepalive", "300", IntNormalizer(0, INT32_MAX)));
+  p.push_back(Immutable("supervised", "no"));
+  p.push_back(Immutable("pidfile", ""));
+  p.push_back(Immutable("cluster-enabled", "no"));
+  // A master with no replication: replicaof stays empty (the file may not set it).
+  p.push_back(
+      {"replicaof", [](const Config&) { return std::string(); },
+       [](Config&, std::string_view) { return std::string("ringcache has no replication"); }, false,
+       "slaveof"});
+  // Encodings of types ringcache does not have, and of sorted sets, whose compact
+  // encoding has fixed limits (128 members of 64 bytes, these settings' defaults):
+  // accepted under both names, so an old redis.conf or a tool that sets them works.
+  constexpr int64_t kSizeMax = INT64_MAX;
+  p.push_back(Accepted("hash-max-listpack-entries", "512", IntNormalizer(0, kSizeMax), true,
+                       "hash-max-ziplist-entries"));
+  p.push_back(
+      Accepted("hash-max-listpack-value", "64", NormalizeMemory, true, "hash-max-ziplist-value"));
+  p.push_back(Accepted("list-max-listpack-size", "-2", IntNormalizer(INT32_MIN, INT32_MAX), true,
+                       "list-max-ziplist-size"));
+  p.push_back(Accepted("zset-max-listpack-entries", "128", IntNormalizer(0, kSizeMax), true,
+                       "zset-max-ziplist-entries"));
+  p.push_back(
+      Accepted("zset-max-listpack-value", "64", NormalizeMemory, true, "zset-max-ziplist-value"));
   return p;
 }
 
@@ -266,9 +350,15 @@ std::vector<ConfigParam> MakeParams() {
 
 const ConfigParam* FindConfigParam(std::string_view name) {
   for (const auto& p : ConfigParams()) {
-    if (EqualsIgnoreCase(p.name, name)) return &p;
+    if (EqualsIgnoreCase(p.name, name) || (!p.alias.empty() && EqualsIgnoreCase(p.alias, name))) {
+      return &p;
+    }
   }
   return nullptr;
+}
+
+std::string_view NameAsCalled(const ConfigParam& p, std::string_view spelled) {
+  return !p.alias.empty() && EqualsIgnoreCase(p.alias, spelled) ? p.alias : p.name;
 }
 
 const std::vector<ConfigParam>& ConfigParams() {

@@ -18,9 +18,17 @@ struct ConfigParam {
   std::function<std::string(Config&, std::string_view)> set;
   // CONFIG SET may change it while the server runs.
   bool runtime = true;
+  // Redis's second name for it (slaveof, zset-max-ziplist-entries): found, matched and
+  // shown under either; "" when none.
+  std::string_view alias = {};
+  // Redis refuses CONFIG SET of it while enable-protected-configs is off (its default).
+  bool is_protected = false;
 };
 const std::vector<ConfigParam>& ConfigParams();
-// The row for `name` (case-insensitive), or nullptr.
+// The row for `name` or its alias (case-insensitive), or nullptr.
 const ConfigParam* FindConfigParam(std::string_view name);
+// Which of `p`'s names `spelled` is, as Redis writes it (lower case): the alias when it
+// names that, else the name.
+std::string_view NameAsCalled(const ConfigParam& p, std::string_view spelled);
 
 }  // namespace rc

@@ -155,7 +155,8 @@ bool ClientPause::HoldsSlow(uint32_t cmd_flags, int64_t now_ms, int64_t end) con
   if (now_ms >= end) return false;
   int mode = mode_.load(std::memory_order_acquire);
   if (mode == kAll) return true;
-  return mode == kWrite && (cmd_flags & kCmdWrite);
+  // Redis holds may-replicate commands (PUBLISH) with the writes.
+  return mode == kWrite && (cmd_flags & (kCmdWrite | kCmdMayReplicate));
 }
 
 }  // namespace rc

@@ -31,6 +31,7 @@ struct ServerState {
   int64_t start_unix_us = 0;
   int64_t start_mono_ns = 0;
   std::string run_id;
+  std::string replid;  // INFO's master_replid: a master's replication id, random as Redis's
   std::string executable;
   int bound_port = 0;
   std::atomic<uint64_t> next_client_id{1};

@@ -7,40 +7,11 @@ sockets (redis-py 4.3 has no RESP3), so every type byte is compared as sent.
 
 import re
 import socket
-import subprocess
-import time
 import unittest
 
-from ringcache_server import Ringcache, free_port, main
+from differential_pair import RedisServer, encode
+from ringcache_server import Ringcache, main
 
-
-
-class RedisServer:
-    def __init__(self):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port)).close()
-                return
-            except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
-
-    def stop(self):
-        self.proc.terminate()
-        self.proc.wait(timeout=10)
-
-
-def encode(args):
-    out = b"*%d\r\n" % len(args)
-    for a in args:
-        a = a.encode() if isinstance(a, str) else a
-        out += b"$%d\r\n%s\r\n" % (len(a), a)
-    return out
 
 
 class Conn:

@@ -32,11 +32,12 @@ bool ValidClientField(std::string_view s) {
 }
 
 // Redis's getClientInfoString flags, in its order; 'N' when none apply.
-std::string Flags(const ClientState& c) {
+std::string Flags(const ClientState& c, const ClientBuffers& b) {
   std::string f;
   if (c.monitor) f += 'O';
   if (c.Subscriptions() > 0) f += 'P';
   if (c.multi || c.exec_nested) f += 'x';
+  if (b.blocked) f += 'b';
   // A watched key changed: the next EXEC will abort (Redis's CLIENT_DIRTY_CAS).
   if (c.watching.state && c.watching.state->dirty.load(std::memory_order_relaxed)) f += 'd';
   if (c.close_after_reply) f += 'c';
@@ -64,11 +65,11 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
   return StrCat("id=", c.id, " addr=", c.addr, " laddr=", c.laddr, " fd=", c.fd, " name=", c.name,
                 " age=", (now_unix_ms - c.created_ms) / 1000,
                 " idle=", std::max<int64_t>(0, now_mono_ms - b.last_active_ms) / 1000,
-                " flags=", Flags(c), " db=0 sub=", c.channels.size(), " psub=", c.patterns.size(),
-                " ssub=0 multi=", multi, " qbuf=", b.qbuf, " qbuf-free=", b.qbuf_free,
-                " argv-mem=", argv_mem, " multi-mem=", multi_mem, " rbs=", b.rbs, " rbp=", b.rbs,
-                " obl=", b.obl, " oll=", b.oll, " omem=", b.omem, " tot-mem=", tot_mem,
-                " events=", b.writing ? "rw" : "r", " cmd=", cmd,
+                " flags=", Flags(c, b), " db=0 sub=", c.channels.size(),
+                " psub=", c.patterns.size(), " ssub=0 multi=", multi, " qbuf=", b.qbuf,
+                " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=", multi_mem,
+                " rbs=", b.rbs, " rbp=", b.rbs, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
+                " tot-mem=", tot_mem, " events=", b.writing ? "rw" : "r", " cmd=", cmd,
                 " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name,
                 " lib-ver=", c.lib_ver, "\n");
 }

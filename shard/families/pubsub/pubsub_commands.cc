@@ -21,6 +21,17 @@ std::set<std::string>& Names(ClientState& c, Kind k) {
   return k == Kind::kChannel ? c.channels : c.patterns;
 }
 
+// Redis sends (un)subscribe confirmations as pushes, which CLIENT REPLY OFF/SKIP do not
+// silence (they silence replies only): a silenced client still gets them, queued like a
+// message. Otherwise they stay the command's reply, in EXEC's array too.
+void Confirm(CoordCmd& cmd, std::string frame) {
+  if (cmd.client.reply_bits & (ClientState::kReplyOff | ClientState::kReplySkip)) {
+    cmd.sink.Push(std::move(frame));
+  } else {
+    cmd.reply.Raw(frame);
+  }
+}
+
 void SubscribeGeneric(CoordCmd& cmd, Kind kind) {
   PubSub& ps = cmd.self.pubsub();
   for (size_t i = 1; i < cmd.args.size(); ++i) {
@@ -33,8 +44,8 @@ void SubscribeGeneric(CoordCmd& cmd, Kind kind) {
       }
       cmd.server.pubsub_subscriptions.fetch_add(1, std::memory_order_relaxed);
     }
-    cmd.reply.Raw(SubscriptionReply(kind == Kind::kChannel ? "subscribe" : "psubscribe", name,
-                                    cmd.client.Subscriptions(), cmd.client.resp3));
+    Confirm(cmd, SubscriptionReply(kind == Kind::kChannel ? "subscribe" : "psubscribe", name,
+                                   cmd.client.Subscriptions(), cmd.client.resp3));
   }
 }
 
@@ -60,18 +71,20 @@ void UnsubscribeGeneric(CoordCmd& cmd, Kind kind) {
     names.assign(all.begin(), all.end());
     if (names.empty()) {
       // Nothing to leave: Redis still answers once, with a nil name.
-      cmd.reply.ArrayLen(3);
-      cmd.reply.Bulk(verb);
-      cmd.reply.NullBulk();
-      cmd.reply.Integer(int64_t(cmd.client.Subscriptions()));
-      return;
+      std::string frame;
+      ReplyBuilder rb(&frame, cmd.client.resp3);
+      rb.PushLen(3);
+      rb.Bulk(verb);
+      rb.NullBulk();
+      rb.Integer(int64_t(cmd.client.Subscriptions()));
+      return Confirm(cmd, std::move(frame));
     }
   } else {
     for (size_t i = 1; i < cmd.args.size(); ++i) names.emplace_back(cmd.args[i]);
   }
   for (const std::string& name : names) {
     Drop(ps, cmd.client, &cmd.sink, cmd.server, kind, name);
-    cmd.reply.Raw(SubscriptionReply(verb, name, cmd.client.Subscriptions(), cmd.client.resp3));
+    Confirm(cmd, SubscriptionReply(verb, name, cmd.client.Subscriptions(), cmd.client.resp3));
   }
 }
 

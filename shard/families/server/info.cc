@@ -40,6 +40,7 @@ struct ThreadReport {
 struct Totals {
   uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
+  uint64_t blocked_clients = 0;
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
   CommandStats commands;  // every thread's, merged
@@ -53,6 +54,7 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.connections_received += r.thread.connections_received;
     t.connected_clients += r.thread.connected_clients;
     t.rejected_connections += r.thread.rejected_connections;
+    t.blocked_clients += r.thread.blocked_clients;
     t.commands_processed += r.thread.commands_processed;
     t.net_input_bytes += r.thread.net_input_bytes;
     t.net_output_bytes += r.thread.net_output_bytes;
@@ -97,7 +99,7 @@ void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
   StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
             "cluster_connections:0\r\n", "maxclients:", s.config.maxclients.get(), "\r\n",
             "client_recent_max_input_buffer:0\r\n", "client_recent_max_output_buffer:0\r\n",
-            "blocked_clients:0\r\n", "tracking_clients:0\r\n",
+            "blocked_clients:", t.blocked_clients, "\r\n", "tracking_clients:0\r\n",
             "clients_in_timeout_table:0\r\n\r\n");
 }
 
@@ -146,8 +148,14 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
             "total_error_replies:", t.commands.total_error_replies(), "\r\n\r\n");
 }
 
-void ReplicationSection(std::string* out) {
-  StrAppend(out, "# Replication\r\n", "role:master\r\n", "connected_slaves:0\r\n\r\n");
+// A master without replicas and without a backlog, as Redis reports one.
+void ReplicationSection(const ServerState& s, std::string* out) {
+  StrAppend(out, "# Replication\r\n", "role:master\r\n", "connected_slaves:0\r\n",
+            "master_failover_state:no-failover\r\n", "master_replid:", s.replid, "\r\n",
+            "master_replid2:0000000000000000000000000000000000000000\r\n",
+            "master_repl_offset:0\r\n", "second_repl_offset:-1\r\n", "repl_backlog_active:0\r\n",
+            "repl_backlog_size:1048576\r\n", "repl_backlog_first_byte_offset:0\r\n",
+            "repl_backlog_histlen:0\r\n\r\n");
 }
 
 void CpuSection(std::string* out) {
@@ -272,7 +280,7 @@ void Info(CoordCmd& cmd) {
           if (s == "memory") MemorySection(*server, t, &text);
           if (s == "persistence") PersistenceSection(&text);
           if (s == "stats") StatsSection(*server, t, &text);
-          if (s == "replication") ReplicationSection(&text);
+          if (s == "replication") ReplicationSection(*server, &text);
           if (s == "cpu") CpuSection(&text);
           if (s == "modules") StrAppend(&text, "# Modules\r\n\r\n");
           if (s == "commandstats") CommandStatsSection(t, *names, &text);

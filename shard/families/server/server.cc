@@ -1,6 +1,7 @@
 // Server commands: CONFIG, TIME, SHUTDOWN (INFO is in info.cc, COMMAND in
 // command.cc).
 
+#include <algorithm>
 #include <set>
 
 #include "core/glob.h"
@@ -23,58 +24,74 @@ void RegisterDebugCommands(CommandTable& t);
 
 namespace {
 
+// Redis 7.0's matching: a name without glob characters is looked up (name or alias) and
+// echoed as the client spelled it; a pattern is matched against every name and every
+// alias, each reported as Redis writes it. A name already reported (case-insensitively)
+// is not reported again, so a setting can appear under both its names.
 void ConfigGet(CoordCmd& cmd) {
   std::lock_guard<std::mutex> lock(cmd.server.config_mu);
-  // Redis echoes a name without glob characters as the client spelled it; patterns
-  // report the canonical name. A setting is reported once, however many patterns match it.
-  std::vector<std::pair<std::string, std::string>> found;
-  std::set<std::string_view> seen;
+  std::vector<std::pair<std::string, const ConfigParam*>> found;
+  auto reported = [&](std::string_view name) {
+    for (const auto& f : found) {
+      if (EqualsIgnoreCase(f.first, name)) return true;
+    }
+    return false;
+  };
   for (size_t i = 2; i < cmd.args.size(); ++i) {
     std::string_view pattern = cmd.args[i];
-    bool glob = pattern.find_first_of("[*?") != std::string_view::npos;
+    if (pattern.find_first_of("[*?") == std::string_view::npos) {
+      const ConfigParam* p = FindConfigParam(pattern);
+      if (p != nullptr && !reported(pattern)) found.emplace_back(pattern, p);
+      continue;
+    }
     for (const auto& p : ConfigParams()) {
-      bool match =
-          glob ? GlobMatch(pattern, p.name, /*nocase=*/true) : EqualsIgnoreCase(pattern, p.name);
-      if (match && seen.insert(p.name).second) {
-        found.emplace_back(glob ? std::string(p.name) : std::string(pattern),
-                           p.get(cmd.server.config));
+      for (std::string_view name : {p.name, p.alias}) {
+        if (!name.empty() && !reported(name) && GlobMatch(pattern, name, /*nocase=*/true)) {
+          found.emplace_back(name, &p);
+        }
       }
     }
   }
   cmd.reply.MapLen(found.size());
-  for (const auto& [name, value] : found) {
+  for (const auto& [name, p] : found) {
     cmd.reply.Bulk(name);
-    cmd.reply.Bulk(value);
+    cmd.reply.Bulk(p->get(cmd.server.config));
   }
 }
 
+// Redis 7.0's order of checks: every name first (the first unknown, immutable, protected
+// or repeated one fails the command; a name and its alias are two names there, the
+// later value wins), then every value, on a copy, so one bad value leaves every setting
+// as it was.
 void ConfigSet(CoordCmd& cmd) {
-  if (cmd.args.size() < 4 || cmd.args.size() % 2 != 0) {
-    return cmd.reply.Error(WrongArityError("config|set"));
-  }
+  if (cmd.args.size() % 2 != 0) return cmd.reply.Error(err::kSyntax);
+  auto failed = [&](std::string_view name, std::string_view why) {
+    cmd.reply.Error(
+        StrCat("ERR CONFIG SET failed (possibly related to argument '", name, "') - ", why));
+  };
   std::vector<const ConfigParam*> params;
+  std::vector<std::string_view> names;  // as called: the name or the alias
   for (size_t i = 2; i < cmd.args.size(); i += 2) {
-    const ConfigParam* p = FindConfigParam(cmd.args[i]);
+    const std::string_view name = cmd.args[i];
+    const ConfigParam* p = FindConfigParam(name);
     if (p == nullptr) {
       return cmd.reply.Error(
-          StrCat("ERR Unknown option or number of arguments for CONFIG SET - '", cmd.args[i], "'"));
+          StrCat("ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"));
     }
-    for (const ConfigParam* seen : params) {
-      if (seen == p) return cmd.reply.Error(err::kSyntax);  // the same setting twice
+    if (!p->runtime) return failed(name, "can't set immutable config");
+    if (p->is_protected) return failed(name, "can't set protected config");
+    std::string_view called = NameAsCalled(*p, name);
+    if (std::find(names.begin(), names.end(), called) != names.end()) {
+      return failed(name, "duplicate parameter");
     }
     params.push_back(p);
+    names.push_back(called);
   }
-  auto failed = [&](size_t i, std::string_view why) {
-    cmd.reply.Error(StrCat("ERR CONFIG SET failed (possibly related to argument '",
-                           cmd.args[2 + 2 * i], "') - ", why));
-  };
   std::lock_guard<std::mutex> lock(cmd.server.config_mu);
-  // All or nothing, as Redis: every value is tried on a copy before any is applied.
   Config trial = cmd.server.config;
   for (size_t i = 0; i < params.size(); ++i) {
-    if (!params[i]->runtime) return failed(i, "can't set immutable config");
     std::string why = params[i]->set(trial, cmd.args[3 + 2 * i]);
-    if (!why.empty()) return failed(i, why);
+    if (!why.empty()) return failed(names[i], why);
   }
   for (size_t i = 0; i < params.size(); ++i) {
     params[i]->set(cmd.server.config, cmd.args[3 + 2 * i]);

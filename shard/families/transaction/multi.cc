@@ -3,6 +3,7 @@
 
 #include "shard/command/client_state.h"
 #include "shard/command/command.h"
+#include "shard/command/dispatcher.h"
 #include "shard/command/transaction.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/runtime/watch.h"
@@ -17,12 +18,23 @@ void Multi(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
+// EXEC shows itself to monitors after its commands (kCmdExec): here when it runs none.
+void ShowExec(CoordCmd& cmd) {
+  if (cmd.server.introspect.monitors.load(std::memory_order_relaxed) > 0) {
+    FeedMonitors(cmd.self, cmd.shards, cmd.server, cmd.client.addr, cmd.args);
+  }
+}
+
 void Exec(CoordCmd& cmd) {
-  if (!cmd.client.multi) return cmd.reply.Error("ERR EXEC without MULTI");
+  if (!cmd.client.multi) {
+    cmd.reply.Error("ERR EXEC without MULTI");
+    return ShowExec(cmd);
+  }
   if (cmd.client.multi->aborted) {
     cmd.client.multi.reset();
     UnwatchAll(cmd.self, cmd.shards, cmd.client);
-    return cmd.reply.Error("EXECABORT Transaction discarded because of previous errors.");
+    cmd.reply.Error("EXECABORT Transaction discarded because of previous errors.");
+    return ShowExec(cmd);
   }
   ExecTransaction(cmd);
 }
@@ -57,7 +69,7 @@ void RegisterTransactionCommands(CommandTable& t) {
          .on_coord = Multi});
   f.Add({.name = "exec",
          .arity = 1,
-         .flags = kBase | kCmdSkipSlowlog | kCmdNotQueued | kCmdWaitsForLocks,
+         .flags = kBase | kCmdSkipSlowlog | kCmdNotQueued | kCmdWaitsForLocks | kCmdExec,
          .on_coord = Exec});
   f.Add({.name = "discard",
          .arity = 1,

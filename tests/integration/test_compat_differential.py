@@ -1,0 +1,260 @@
+"""Redis 7.0 behaviours byte for byte against redis-server, on 1, 2 and 3 threads:
+pushes reach a client whose replies are off, no-multi commands inside MULTI, what MONITOR
+shows of transactions and of a silenced monitor, CONFIG SET/GET as Redis 7.0 checks and
+matches them, and what CLIENT PAUSE holds and counts.
+
+Run by ctest as `/usr/bin/python3 test_compat_differential.py <path-to-ringcache>`.
+"""
+
+import re
+import time
+import unittest
+
+import ringcache_server
+from differential_pair import Servers, parse_all
+
+
+class CompatBase:
+    THREADS = 1
+
+    @classmethod
+    def setUpClass(cls):
+        cls.servers = Servers(cls.THREADS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.servers.stop()
+
+    def setUp(self):
+        self.pairs = []
+
+    def tearDown(self):
+        for p in self.pairs:
+            p.close()
+        # A failed pause test must not hold the next test's commands.
+        p = self.servers.pair()
+        p.step("CLIENT", "UNPAUSE")
+        p.close()
+
+    def pair(self):
+        p = self.servers.pair()
+        self.pairs.append(p)
+        return p
+
+    def same(self, got_pair, what=""):
+        want, got = got_pair
+        self.assertEqual(got, want, what)
+        return got
+
+    def script(self, p, *cmds, frames=1):
+        for c in cmds:
+            self.same(p.step(*c, frames=frames), "command %r" % (c,))
+
+    # 1. Pushes are not replies: CLIENT REPLY OFF/SKIP leave them alone.
+    def test_silenced_subscriber_gets_confirmations_and_messages(self):
+        for proto in ("2", "3"):
+            sub, pub = self.pair(), self.pair()
+            if proto == "3":
+                self.same(sub.step("HELLO", "3"))
+            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=None))
+            got = self.same(sub.step("SUBSCRIBE", "ch", "other", frames=2))
+            self.assertIn(b"subscribe", got)
+            self.same(sub.step("PSUBSCRIBE", "c*"))
+            self.same(pub.step("PUBLISH", "ch", "hello"))
+            got = self.same(sub.read(frames=2), "messages, RESP" + proto)
+            self.assertIn(b"hello", got)
+            self.script(sub, ("PING",), ("UNSUBSCRIBE", "other"), ("UNSUBSCRIBE",),
+                        ("PUNSUBSCRIBE",), ("UNSUBSCRIBE",), ("PUNSUBSCRIBE", "x"),
+                        ("CLIENT", "REPLY", "ON"), ("CLIENT", "REPLY", "SKIP"),
+                        ("SUBSCRIBE", "a"), ("PING",), ("UNSUBSCRIBE",), ("PING",),
+                        frames=None)
+
+    def test_silenced_listener_hears_expiry(self):
+        cfg = self.pair()
+        self.same(cfg.step("CONFIG", "SET", "notify-keyspace-events", "Ex"))
+        try:
+            sub = self.pair()
+            self.same(sub.step("HELLO", "3"))
+            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=None))
+            self.same(sub.step("SUBSCRIBE", "__keyevent@0__:expired"))
+            self.same(cfg.step("SET", "gone", "v", "PX", "20"))
+            got = self.same(sub.read(frames=1))
+            self.assertIn(b"gone", got)
+        finally:
+            self.same(cfg.step("CONFIG", "SET", "notify-keyspace-events", ""))
+
+    def test_silenced_monitor_sees_nothing(self):
+        mon, other = self.pair(), self.pair()
+        self.same(mon.step("MONITOR"))
+        self.same(mon.step("CLIENT", "REPLY", "OFF", frames=None))
+        self.same(other.step("SET", "a", "1"))
+        self.assertEqual(self.same(mon.read()), b"")
+        self.same(mon.step("CLIENT", "REPLY", "ON", frames=2))  # +OK, then its own line
+        self.same(other.step("SET", "a", "2"))
+        self.same(mon.read(frames=1))
+
+    # 2. no-multi commands are refused inside MULTI and doom the transaction.
+    def test_no_multi_commands_refused(self):
+        p = self.pair()
+        self.script(p, ("MULTI",), ("SET", "nm", "1"), ("SHUTDOWN",), ("SHUTDOWN", "NOSAVE"),
+                    ("shutdown", "nosave", "now"), ("EXEC",), ("GET", "nm"), ("PING",),
+                    ("MULTI",), ("SHUTDOWN", "BADARG"), ("DISCARD",), ("PING",))
+        # Refusals count as rejected calls, as in Redis.
+        want, got = [re.search(rb"cmdstat_shutdown:[^\r]*", s).group(0)
+                     for s in p.step("INFO", "commandstats")]
+        self.assertEqual(got, want)
+
+    # 3. MONITOR shows the commands EXEC runs, with their arguments, then EXEC.
+    def test_monitor_shows_transactions(self):
+        mon, p = self.pair(), self.pair()
+        self.same(mon.step("MONITOR"))
+        keys = ["k%d" % i for i in range(6)]
+        cmds = [("MULTI",), ("SET", keys[0], "v"), ("GET", keys[1]), ("CONFIG", "GET", "x"),
+                ("INCR", keys[0]), ("MSET", keys[2], "1", keys[3], "2"), ("EXEC",),
+                ("MULTI",), ("SET", keys[4], "1"), ("DISCARD",),
+                ("MULTI",), ("GET", keys[0]), ("NOSUCH",), ("EXEC",), ("exec",),
+                ("WATCH", keys[5]), ("SET", keys[5], "x"), ("MULTI",), ("GET", keys[5]),
+                ("EXEC",), ("WATCH", keys[1]), ("MULTI",), ("SET", keys[1], "w"),
+                ("MGET", keys[1], keys[2], keys[3]), ("exec",), ("PING",)]
+        for c in cmds:
+            self.same(p.step(*c), "command %r" % (c,))
+        got = self.same(mon.read(frames=21))
+        self.assertIn(b'"GET" "k1"', got)
+
+    # 4. CONFIG SET / GET as Redis 7.0.
+    CONFIG_CASES = [
+        ("CONFIG", "GET", "timeout", "TIMEOUT"), ("CONFIG", "GET", "timeout", "time*"),
+        ("CONFIG", "GET", "TIMEOUT", "time*"), ("CONFIG", "GET", "time*", "TIMEOUT"),
+        ("CONFIG", "GET", "maxclients", "hz", "slowlog-*"),
+        ("CONFIG", "GET", "zset-max-ziplist-entries"),
+        ("CONFIG", "GET", "ZSET-MAX-ZIPLIST-ENTRIES", "zset-max-listpack-entries"),
+        ("CONFIG", "GET", "*ziplist*"), ("CONFIG", "GET", "zset*"), ("CONFIG", "GET", "*of"),
+        ("CONFIG", "GET", "slaveof"), ("CONFIG", "GET", "REPLICAOF"),
+        ("CONFIG", "SET", "dir", "/tmp"), ("CONFIG", "SET", "dbfilename", "x.rdb"),
+        ("CONFIG", "SET", "save", ""), ("CONFIG", "SET", "appendonly", "no"),
+        ("CONFIG", "SET", "io-threads", "1"), ("CONFIG", "SET", "logfile", ""),
+        ("CONFIG", "SET", "supervised", "no"), ("CONFIG", "SET", "pidfile", ""),
+        ("CONFIG", "SET", "cluster-enabled", "no"), ("CONFIG", "SET", "tcp-keepalive", "300"),
+        ("CONFIG", "SET", "zset-max-ziplist-entries", "abc"),
+        ("CONFIG", "SET", "zset-max-ziplist-entries", "-1"),
+        ("CONFIG", "SET", "zset-max-listpack-value", "abc"),
+        ("CONFIG", "SET", "tcp-keepalive", "abc"), ("CONFIG", "SET", "save", "abc"),
+        ("CONFIG", "SET", "appendonly", "x"), ("CONFIG", "SET", "timeout", "-1"),
+        ("CONFIG", "SET", "zset-max-ziplist-entries", "100"), ("CONFIG", "GET", "zset-max-*"),
+        ("CONFIG", "SET", "zset-max-ziplist-value", "1kb"), ("CONFIG", "GET", "zset-max-*"),
+        ("CONFIG", "SET", "timeout", "5", "timeout", "6"),
+        ("CONFIG", "SET", "timeout", "5", "TIMEOUT", "6"),
+        ("CONFIG", "SET", "zset-max-ziplist-entries", "5", "zset-max-listpack-entries", "6"),
+        ("CONFIG", "GET", "zset-max-*"),
+        ("CONFIG", "SET", "daemonize", "yes"), ("CONFIG", "SET", "timeout", "x", "daemonize", "yes"),
+        ("CONFIG", "SET", "daemonize", "yes", "nosuch", "1"),
+        ("CONFIG", "SET", "nosuch", "1", "daemonize", "yes"),
+        ("CONFIG", "SET", "timeout", "10", "hz", "abc"), ("CONFIG", "GET", "timeout", "hz"),
+        ("CONFIG", "SET", "TIMEOUT", "abc"), ("CONFIG", "SET", "slaveof", "no one"),
+        ("CONFIG", "SET", "replicaof", "no one"), ("CONFIG", "SET", "databases", "4"),
+        ("CONFIG", "SET", "tcp-backlog", "4"), ("CONFIG", "SET", "timeout", "1", "timeout", "x"),
+        ("CONFIG", "SET", "daemonize", "yes", "daemonize", "no"),
+        ("CONFIG", "SET", "timeout", "1", "daemonize", "x", "daemonize", "x"),
+        ("CONFIG", "SET", "save", "", "save", ""), ("CONFIG", "SET", "timeout", "0", "hz", "20"),
+        ("CONFIG", "GET", "timeout", "hz"), ("CONFIG", "SET", "save", "100 10 60 1000"),
+        ("CONFIG", "GET", "save"), ("CONFIG", "SET", "ZSET-MAX-ZIPLIST-ENTRIES", "x"),
+        ("CONFIG", "SET", "timeout"), ("CONFIG", "SET", "timeout", "1", "hz"),
+        ("CONFIG", "SET", "hash-max-ziplist-entries", "7"), ("CONFIG", "GET", "hash-max-*"),
+        ("CONFIG", "SET", "list-max-ziplist-size", "-3"), ("CONFIG", "GET", "list-max-*"),
+        ("CONFIG", "SET", "appendonly", "NO"), ("CONFIG", "GET", "appendonly"),
+        ("CONFIG", "SET", "maxclients", "5000", "hz", "0"),
+        ("CONFIG", "SET", "slowlog-max-len", "7", "slowlog-log-slower-than", "x"),
+        ("CONFIG", "GET", "slowlog-*", "maxclients", "hz"),
+        ("CONFIG", "SET", "hz", "10", "save", "", "appendonly", "no", "maxclients", "10000"),
+    ]
+
+    def test_config_set_get(self):
+        for proto in ("2", "3"):
+            p = self.pair()
+            if proto == "3":
+                self.same(p.step("HELLO", "3"))
+            for c in self.CONFIG_CASES:
+                want, got = p.step(*c)
+                want, got = parse_all(want), parse_all(got)
+                if c[1] == "GET" and proto == "2":
+                    # Redis's order follows its dict; compare as maps.
+                    want = [sorted(zip(r[0::2], r[1::2])) for r in want]
+                    got = [sorted(zip(r[0::2], r[1::2])) for r in got]
+                self.assertEqual(got, want, "RESP%s command %r" % (proto, c))
+
+    # 8. CLIENT PAUSE: held clients count as blocked; the dataset does not change.
+    def blocked(self, p):
+        return [re.search(rb"blocked_clients:(\d+)", b).group(1)
+                for b in p.step("INFO", "clients")]
+
+    def wait_blocked(self, p, n):
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            counts = self.blocked(p)
+            if counts[1] == str(n).encode() and counts[0] == counts[1]:
+                return
+            time.sleep(0.02)
+        self.fail("blocked_clients %r, want %d on both; clients %r" % (counts, n, self.flags(p)))
+
+    def flags(self, p):
+        out = []
+        for text in p.step("CLIENT", "LIST"):
+            out.append(sorted(re.findall(rb"flags=(\S+) .* cmd=(\S+)", text)))
+        return out
+
+    def test_pause_blocks_counts_and_keeps_dataset(self):
+        a, b, c, d = self.pair(), self.pair(), self.pair(), self.pair()
+        self.script(a, ("FLUSHALL",), ("SET", "keep", "1"))
+        self.script(d, ("MULTI",), ("SET", "{keep}y", "1"))
+        expired = [re.search(rb"expired_keys:(\d+)", s).group(1)
+                   for s in a.step("INFO", "stats")]
+        set_at = time.monotonic()
+        self.same(a.step("SET", "e", "1", "PX", "400"))
+        self.same(a.step("CLIENT", "PAUSE", "6000", "WRITE"))
+        paused_at = time.monotonic()
+        self.assertLess(paused_at - set_at, 0.35, "too slow to pause before e expires")
+        b.send("SET", "x", "1")
+        c.send("PUBLISH", "ch", "m")
+        d.send("EXEC")
+        self.wait_blocked(a, 3)
+        self.same(b.read(quiet=0.05))
+        self.same(d.read(quiet=0.05))
+        want, got = self.flags(a)
+        self.assertEqual(got, want)
+        time.sleep(max(0, set_at + 0.5 - time.monotonic()))  # e is past its deadline
+        self.script(a, ("DBSIZE",), ("GET", "e"), ("EXISTS", "e"), ("TTL", "e"), ("DBSIZE",),
+                    ("RANDOMKEY",), ("DBSIZE",))
+        # Unordered replies.
+        want, got = a.step("KEYS", "*")
+        self.assertEqual(sorted(got.split(b"\r\n")), sorted(want.split(b"\r\n")))
+        self.assertEqual([re.search(rb"expired_keys:(\d+)", s).group(1)
+                          for s in a.step("INFO", "stats")], expired)
+        self.assertLess(time.monotonic() - paused_at, 5, "the pause ended before the checks")
+        self.same(a.step("CLIENT", "UNPAUSE"))
+        self.same(b.read(frames=1))
+        self.same(c.read(frames=1))
+        self.same(d.read(frames=1))
+        self.wait_blocked(a, 0)
+        time.sleep(0.25)
+        self.script(a, ("DBSIZE",), ("EXISTS", "e", "x", "{keep}y"))
+
+    def test_pause_all_and_read_only_exec(self):
+        a, b = self.pair(), self.pair()
+        self.script(b, ("MULTI",), ("GET", "k"))
+        self.same(a.step("CLIENT", "PAUSE", "3000", "WRITE"))
+        self.same(b.step("EXEC",))  # reads only: not held
+        self.same(b.step("GET", "k"))
+        self.same(a.step("CLIENT", "UNPAUSE"))
+        self.same(a.step("CLIENT", "PAUSE", "300", "ALL"))
+        b.send("GET", "k")
+        self.same(b.read(quiet=0.05))
+        self.same(b.read(frames=1))
+
+
+for _threads in (1, 2, 3):
+    _name = "CompatThreads%d" % _threads
+    globals()[_name] = type(_name, (CompatBase, unittest.TestCase), {"THREADS": _threads})
+del _threads, _name
+
+if __name__ == "__main__":
+    ringcache_server.main()
