@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "core/log.h"
@@ -104,9 +105,9 @@ void Connection::Doom(std::string_view why) {
   reactor_.CloseAsync(this);
 }
 
-void Connection::PushSlot(std::string data) {
+void Connection::PushSlot(std::string data, bool push) {
   slot_bytes_ += data.size();
-  slots_.push_back(Slot{std::move(data), true});
+  slots_.push_back(Slot{std::move(data), true, false, push});
 }
 
 size_t Connection::ParseAndRun(const char* buf, size_t len) {
@@ -170,8 +171,9 @@ void Connection::RunCommand() {
     if (Silenced()) {
       // CLIENT REPLY OFF/SKIP: drop this command's reply, inline or still to come.
       scratch_.clear();
-      for (uint64_t i = slots_before; i < first_slot_ + slots_.size(); ++i) {
-        slots_[i - first_slot_].discard = true;
+      for (uint64_t i = std::max(slots_before, first_slot_); i < first_slot_ + slots_.size(); ++i) {
+        Slot& s = slots_[i - first_slot_];
+        s.discard = !s.push;
       }
     }
     if (!scratch_.empty()) {
@@ -182,6 +184,7 @@ void Connection::RunCommand() {
       }
     }
   }
+  if (!slots_.empty()) SendReadySlots();
   if (!monitor_after_reply_.empty()) Push(std::exchange(monitor_after_reply_, std::string()));
   if (client_.close_after_reply) close_after_flush_ = true;
   CheckOutputLimit();
@@ -218,6 +221,12 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
   s.data = std::move(resp);
   s.ready = true;
   slot_bytes_ += s.data.size();
+  // Answered while its own command still runs (EXEC, fan-outs that stay on this thread):
+  // whether CLIENT REPLY drops it is known once Dispatch returns; RunCommand sends it.
+  if (!dispatching_) SendReadySlots();
+}
+
+void Connection::SendReadySlots() {
   while (!slots_.empty() && slots_.front().ready) {
     slot_bytes_ -= slots_.front().data.size();
     if (slots_.front().discard) {
@@ -242,7 +251,7 @@ void Connection::Push(std::string resp) {
   if (slots_.empty()) {
     out_ += resp;
   } else {
-    PushSlot(std::move(resp));
+    PushSlot(std::move(resp), /*push=*/true);
   }
   CheckOutputLimit();
   MarkDirty();

@@ -88,6 +88,7 @@ class Connection final : public ReplySink, public ClientHandle {
     std::string data;
     bool ready = false;
     bool discard = false;  // its command ran under CLIENT REPLY OFF/SKIP
+    bool push = false;     // a push (pub/sub, MONITOR), which CLIENT REPLY never drops
   };
 
   // Parses and runs requests from buf; returns the bytes consumed.
@@ -100,7 +101,9 @@ class Connection final : public ReplySink, public ClientHandle {
   void CheckQueryLimit();
   void CheckOutputLimit();
   void Doom(std::string_view why);
-  void PushSlot(std::string data);
+  void PushSlot(std::string data, bool push = false);
+  // Moves the replies at the front of slots_ that are ready to the output buffer.
+  void SendReadySlots();
   // After a command under CLIENT REPLY OFF/SKIP: whether its reply is dropped; advances
   // the SKIP state.
   bool Silenced();

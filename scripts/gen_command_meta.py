@@ -129,7 +129,8 @@ def main():
         ours, theirs = Conn(rc_port), Conn(redis_port)
         theirs.cmd("HELLO", "3")
         entries = []  # (full name, docs lines, tips lines, key specs lines)
-        for name in sorted(strings(ours.cmd("COMMAND", "LIST"))):
+        # Subcommands ("config|get") come with their container.
+        for name in sorted(n for n in strings(ours.cmd("COMMAND", "LIST")) if "|" not in n):
             info = ours.cmd("COMMAND", "INFO", name)[1][0][1]
             subs = [s[1][0][1].decode() for s in info[9][1]] if len(info) > 9 else []
             docs = theirs.cmd("COMMAND", "DOCS", name)[1]

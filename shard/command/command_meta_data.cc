@@ -713,6 +713,17 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\ncomplexity\r\n"
      "$54\r\nO(N) where N is the number of arguments to the command\r\n",
      "~0\r\n", "~0\r\n"},
+    {"command|getkeysandflags",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$56\r\nExtract keys and access flags given a full Redis command\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$54\r\nO(N) where N is the number of arguments to the command\r\n",
+     "~0\r\n", "~0\r\n"},
     {"command|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"

@@ -164,7 +164,8 @@ class Resp3Test(unittest.TestCase):
     def test_command_docs(self):
         """COMMAND DOCS is redis-server's own reply for every command ringcache has; a
         container lists only the subcommands ringcache implements."""
-        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0]]
+        # Subcommands ("config|get") are checked with their container.
+        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0] if b"|" not in n]
         self.assertGreater(len(names), 50)
         containers = 0
         for name in names:
@@ -200,7 +201,8 @@ class Resp3Test(unittest.TestCase):
         """COMMAND INFO is redis-server's row for every command, byte for byte: flags and
         ACL categories in Redis's order, tips and key specs; a container's lists only the
         subcommands ringcache implements, each of which matches (also by "client|list")."""
-        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0]]
+        # Subcommands ("config|get") are checked with their container.
+        names = [n.decode() for n in parse(self.b.cmd("COMMAND", "LIST"))[0] if b"|" not in n]
         for name in names:
             want_raw, got_raw = self.a.cmd("COMMAND", "INFO", name), self.b.cmd("COMMAND", "INFO", name)
             want, got = parse(want_raw)[0][0], parse(got_raw)[0][0]

@@ -94,15 +94,23 @@ void Unsubscribe(CoordCmd& cmd) { UnsubscribeGeneric(cmd, Kind::kChannel); }
 void PUnsubscribe(CoordCmd& cmd) { UnsubscribeGeneric(cmd, Kind::kPattern); }
 
 void Publish(CoordCmd& cmd) {
+  // This thread's subscribers hear it before the reply's place is taken: Redis 7.0 sends
+  // a subscribed publisher its own message before the reply.
+  const int64_t here = int64_t(cmd.self.pubsub().Publish(cmd.args[1], cmd.args[2]));
+  std::vector<uint32_t> others;
+  for (uint32_t t : AllShards(cmd.shards)) {
+    if (t != cmd.self.id()) others.push_back(t);
+  }
+  if (others.empty()) return cmd.reply.Integer(here);
   auto msg = std::make_shared<const std::pair<std::string, std::string>>(cmd.args[1], cmd.args[2]);
   DeferredReply out(cmd);
   FanOutThreads<int64_t>(
-      cmd.self, cmd.shards, AllShards(cmd.shards),
+      cmd.self, cmd.shards, others,
       [msg](ShardThread& thread, size_t) {
         return int64_t(thread.pubsub().Publish(msg->first, msg->second));
       },
-      [out](std::vector<int64_t>& counts) {
-        int64_t total = 0;
+      [out, here](std::vector<int64_t>& counts) {
+        int64_t total = here;
         for (int64_t c : counts) total += c;
         out.Send([total](ReplyBuilder& rb) { rb.Integer(total); });
       });

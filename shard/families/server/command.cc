@@ -10,6 +10,7 @@
 #include "shard/command/command_meta.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
+#include "shard/command/key_specs.h"
 
 namespace rc {
 
@@ -54,6 +55,13 @@ std::vector<std::string> AclCategories(const CommandSpec& spec) {
   std::stable_sort(out.begin(), out.end(),
                    [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return out;
+}
+
+// A container reports only @slow, as Redis does, unless it runs without a subcommand
+// too (COMMAND).
+std::vector<std::string> ShownCategories(const CommandSpec& spec) {
+  const bool bare = !spec.subcommands.empty() && spec.arity != -1;
+  return bare ? std::vector<std::string>{"@slow"} : AclCategories(spec);
 }
 
 // Maps and sets as Redis 7.0 types them in RESP3 (RESP2 sees flat arrays).
@@ -107,7 +115,7 @@ void Entry(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.Integer(spec.keys.first);
   rb.Integer(spec.keys.last);
   rb.Integer(spec.keys.step);
-  auto cats = bare ? std::vector<std::string>{"@slow"} : AclCategories(spec);
+  auto cats = ShownCategories(spec);
   rb.SetLen(cats.size());
   for (const auto& c : cats) rb.SimpleString(c);
   // Tips and key specs as Redis documents them; a row without (a command added before
@@ -145,23 +153,35 @@ void Help(CoordCmd& cmd) {
       "    Return details about all Redis commands.",
       "COUNT",
       "    Return the total number of commands in this Redis server.",
-      "LIST [FILTERBY (MODULE <module-name>|ACLCAT <category>|PATTERN <pattern>)]",
+      "LIST",
       "    Return a list of all commands in this Redis server.",
       "INFO [<command-name> ...]",
       "    Return details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
       "DOCS [<command-name> ...]",
       "    Return documentation details about multiple Redis commands.",
+      "    If no command names are given, documentation details for all",
+      "    commands are returned.",
       "GETKEYS <full-command>",
       "    Return the keys from a full Redis command.",
+      "GETKEYSANDFLAGS <full-command>",
+      "    Return the keys and the access flags from a full Redis command.",
       "HELP",
-      "    Print this help.",
+      "    Prints this help.",
   };
   cmd.reply.HelpLines(kLines);
 }
 
+// Every command and subcommand ("config|get"), as Redis 7.0 lists them; FILTERBY
+// matches the full name (PATTERN) or the row's own categories (ACLCAT).
 void List(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
-  auto all = Sorted(cmd.table);
+  std::vector<const CommandSpec*> all;
+  for (const CommandSpec* s : Sorted(cmd.table)) {
+    all.push_back(s);
+    for (const CommandSpec& sub : s->subcommands) all.push_back(&sub);
+  }
   std::vector<const CommandSpec*> keep;
   if (cmd.args.size() == 2) {
     keep = all;
@@ -169,9 +189,9 @@ void List(CoordCmd& cmd) {
     std::string_view kind = cmd.args[3], value = cmd.args[4];
     for (const auto* s : all) {
       if (EqualsIgnoreCase(kind, "pattern")) {
-        if (GlobMatch(value, s->name, /*nocase=*/true)) keep.push_back(s);
+        if (GlobMatch(value, s->full_name, /*nocase=*/true)) keep.push_back(s);
       } else if (EqualsIgnoreCase(kind, "aclcat")) {
-        for (const auto& c : AclCategories(*s)) {
+        for (const auto& c : ShownCategories(*s)) {
           if (EqualsIgnoreCase(std::string_view(c).substr(1), value)) keep.push_back(s);
         }
       } else if (!EqualsIgnoreCase(kind, "module")) {
@@ -183,33 +203,73 @@ void List(CoordCmd& cmd) {
     return rb.Error(err::kSyntax);
   }
   rb.ArrayLen(keep.size());
-  for (const auto* s : keep) rb.Bulk(s->name);
+  for (const auto* s : keep) rb.Bulk(s->full_name);
 }
 
 // Redis's checks, in its order: the command (a container's subcommand), whether it has
-// keys at all, its arity, then the keys of this invocation.
-void GetKeys(CoordCmd& cmd) {
+// keys at all, its arity, then the keys of this invocation. Null after an error reply.
+const CommandSpec* FindKeys(CoordCmd& cmd, std::vector<size_t>* keys) {
   ReplyBuilder& rb = cmd.reply;
   ArgList full = cmd.args.subspan(2);
   const CommandSpec* spec = cmd.table.Find(full[0]);
-  if (spec == nullptr) return rb.Error("ERR Invalid command specified");
+  if (spec == nullptr) return rb.Error("ERR Invalid command specified"), nullptr;
   if (!spec->subcommands.empty()) {
-    if (full.size() == 1) return rb.Error("ERR The command has no key arguments");
+    if (full.size() == 1) return rb.Error("ERR The command has no key arguments"), nullptr;
     spec = spec->FindSubcommand(full[1]);
-    if (spec == nullptr) return rb.Error("ERR Invalid command specified");
+    if (spec == nullptr) return rb.Error("ERR Invalid command specified"), nullptr;
   }
   if (spec->keys.none() && spec->numkeys_index <= 0) {
-    return rb.Error("ERR The command has no key arguments");
+    return rb.Error("ERR The command has no key arguments"), nullptr;
   }
   if (!spec->ArityOk(full.size())) {
-    return rb.Error("ERR Invalid number of arguments specified for command");
+    return rb.Error("ERR Invalid number of arguments specified for command"), nullptr;
   }
+  if (!spec->AllKeyPositions(full, keys)) {
+    return rb.Error("ERR Invalid arguments specified for command"), nullptr;
+  }
+  return spec;
+}
+
+void GetKeys(CoordCmd& cmd) {
   std::vector<size_t> keys;
-  if (!spec->AllKeyPositions(full, &keys)) {
-    return rb.Error("ERR Invalid arguments specified for command");
+  if (FindKeys(cmd, &keys) == nullptr) return;
+  ArgList full = cmd.args.subspan(2);
+  cmd.reply.ArrayLen(keys.size());
+  for (size_t k : keys) cmd.reply.Bulk(full[k]);
+}
+
+// Each key with what the command does to it: the flags of the key spec that finds it.
+// SET's spec has variable flags (its GET option reads the old value): Redis's own
+// rule, as its setGetKeys.
+void GetKeysAndFlags(CoordCmd& cmd) {
+  std::vector<size_t> keys;
+  const CommandSpec* spec = FindKeys(cmd, &keys);
+  if (spec == nullptr) return;
+  ArgList full = cmd.args.subspan(2);
+  const CommandMeta* meta = FindCommandMeta(spec->full_name);
+  const std::vector<KeySpecView> specs =
+      meta != nullptr ? ParseKeySpecs(meta->key_specs) : std::vector<KeySpecView>();
+  std::vector<std::vector<std::string_view>> flags(full.size());
+  for (const KeySpecView& ks : specs) {
+    std::vector<size_t> found;
+    if (!KeySpecPositions(ks, full, &found)) continue;
+    for (size_t pos : found) {
+      if (flags[pos].empty()) flags[pos] = ks.flags;
+    }
   }
-  rb.ArrayLen(keys.size());
-  for (size_t k : keys) rb.Bulk(full[k]);
+  if (spec->full_name == "set") {
+    bool get = false;
+    for (size_t i = 3; i < full.size(); ++i) get |= EqualsIgnoreCase(full[i], "get");
+    flags[1] = get ? std::vector<std::string_view>{"RW", "access", "update"}
+                   : std::vector<std::string_view>{"OW", "update"};
+  }
+  cmd.reply.ArrayLen(keys.size());
+  for (size_t k : keys) {
+    cmd.reply.ArrayLen(2);
+    cmd.reply.Bulk(full[k]);
+    cmd.reply.SetLen(flags[k].size());
+    for (std::string_view f : flags[k]) cmd.reply.SimpleString(f);
+  }
 }
 
 std::string_view DocsOf(std::string_view full_name) {
@@ -301,6 +361,10 @@ void RegisterCommandCommand(CommandTable& t) {
                             {.name = "list", .arity = -2, .flags = kFlags, .on_coord = List},
                             {.name = "docs", .arity = -2, .flags = kFlags, .on_coord = Docs},
                             {.name = "getkeys", .arity = -4, .flags = kFlags, .on_coord = GetKeys},
+                            {.name = "getkeysandflags",
+                             .arity = -4,
+                             .flags = kFlags,
+                             .on_coord = GetKeysAndFlags},
                             {.name = "help", .arity = 2, .flags = kFlags, .on_coord = Help}}});
 }
 

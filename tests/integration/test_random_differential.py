@@ -1,0 +1,257 @@
+"""A seeded random session over pub/sub, CLIENT REPLY, MULTI and CONFIG, sent to
+redis-server and to ringcache (1, 2 and 3 threads) by three clients at once; every byte
+each client receives (replies and pushes) must be the same.
+
+A small model of each client (protocol, reply mode, subscriptions, transaction) says how
+many frames a step sends to whom, so reading never waits on a timeout. The seed is
+printed with any difference; RC_RANDOM_SEED=<n> replays one.
+
+Run by ctest as `/usr/bin/python3 test_random_differential.py <path-to-ringcache>`.
+"""
+
+import fnmatch
+import os
+import random
+import unittest
+
+import ringcache_server
+from differential_pair import Servers, parse
+
+CHANNELS = ["ch0", "ch1", "news"]
+PATTERNS = ["ch*", "ch[01]", "n?ws", "*"]
+KEYS = ["k0", "k1", "k2", "{k0}x", "k5"]
+CONFIG_SETS = [
+    ("slowlog-max-len", ["7", "128", "-1", "x"]),
+    ("latency-monitor-threshold", ["0", "100", "abc"]),
+    ("zset-max-ziplist-entries", ["64", "128", "-5"]),
+    ("zset-max-listpack-value", ["64", "1kb", "big"]),
+    ("notify-keyspace-events", ["", "Ex", "Q"]),
+    ("hz", ["10", "50", "0"]),
+    ("daemonize", ["no"]),
+    ("nosuchparam", ["1"]),
+]
+CONFIG_GETS = ["slowlog-max-len", "zset-max-ziplist-entries", "ZSET-MAX-LISTPACK-VALUE",
+               "notify-keyspace-events", "hz", "slaveof", "nosuch"]
+# RESP2 subscribers may run only these.
+SUBSCRIBED_OK = {"SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING"}
+
+
+def canon(data):
+    """The frames of `data` with each run of pattern messages sorted: Redis delivers
+    one message's pmessages in its pattern table's hash order, which its random hash seed
+    changes from run to run."""
+    frames, pos = [], 0
+    while pos < len(data):
+        start = pos
+        try:
+            _, pos = parse(data, pos)
+        except (ValueError, IndexError):
+            frames.append(data[start:])
+            break
+        frames.append(data[start:pos])
+    out, run = [], []
+    for f in frames + [b""]:
+        if b"\r\npmessage\r\n" in f[:20]:
+            run.append(f)
+            continue
+        out += sorted(run) + [f]
+        run = []
+    return b"".join(out)
+
+
+def canon_unsubscribes(data):
+    """UNSUBSCRIBE without names leaves the client's channels in its own hash order in
+    Redis: the names are compared as a set, the counts in order."""
+    frames, pos = [], 0
+    while pos < len(data):
+        try:
+            value, pos = parse(data, pos)
+        except (ValueError, IndexError):
+            return data
+        frames.append(value)
+    kinds = [f[0] if isinstance(f, list) and len(f) == 3 else None for f in frames]
+    if not frames or kinds[0] not in (b"unsubscribe", b"punsubscribe") or len(set(kinds)) != 1:
+        return data
+    return repr((kinds[0], sorted(f[1] for f in frames), [f[2] for f in frames]))
+
+
+class Model:
+    """What one client's state makes of its next command."""
+
+    def __init__(self, resp3):
+        self.resp3 = resp3
+        self.off = False
+        self.skip = False  # the next command's reply is dropped
+        self.channels = set()
+        self.patterns = set()
+        self.multi = False
+
+    def subscribed(self):
+        return bool(self.channels or self.patterns)
+
+    def limited(self):
+        return self.subscribed() and not self.resp3
+
+    def hears(self, channel):
+        return (channel in self.channels) + sum(
+            fnmatch.fnmatchcase(channel, p) for p in self.patterns)
+
+
+class RandomSession:
+    def __init__(self, servers, rng, steps):
+        self.rng = rng
+        self.steps = steps
+        self.pairs = [servers.pair() for _ in range(3)]
+        self.models = [Model(rng.random() < 0.5) for _ in self.pairs]
+        self.log = []
+
+    def close(self):
+        for p in self.pairs:
+            p.close()
+
+    def pick(self, m):
+        r = self.rng
+        choices = ["ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
+        if not m.limited():
+            choices += ["publish", "publish", "reply", "config_set", "config_get", "set",
+                        "get", "incr"]
+            choices += ["exec", "discard", "shutdown", "nosuch"] if m.multi else ["multi"]
+        if m.multi:
+            # Queued pushes and reply-mode changes would land inside EXEC's array.
+            choices = [c for c in choices
+                       if "subscribe" not in c and c not in ("publish", "reply")]
+        kind = r.choice(choices)
+        if kind == "ping":
+            return ["PING"] + ([r.choice(["hi", ""])] if r.random() < 0.3 else [])
+        if kind in ("subscribe", "unsubscribe"):
+            n = r.randint(0 if kind == "unsubscribe" else 1, 2)
+            return [kind.upper()] + r.sample(CHANNELS, n)
+        if kind in ("psubscribe", "punsubscribe"):
+            n = r.randint(0 if kind == "punsubscribe" else 1, 2)
+            return [kind.upper()] + r.sample(PATTERNS, n)
+        if kind == "publish":
+            return ["PUBLISH", r.choice(CHANNELS), "m%d" % r.randrange(100)]
+        if kind == "reply":
+            return ["CLIENT", "REPLY", r.choice(["ON", "OFF", "SKIP", "ON"])]
+        if kind == "config_set":
+            args = ["CONFIG", "SET"]
+            for name, values in r.sample(CONFIG_SETS, r.randint(1, 2)):
+                args += [name, r.choice(values)]
+            return args
+        if kind == "config_get":
+            return ["CONFIG", "GET", r.choice(CONFIG_GETS)]
+        if kind == "set":
+            return ["SET", r.choice(KEYS), str(r.randrange(50))]
+        if kind == "get":
+            return ["GET", r.choice(KEYS)]
+        if kind == "incr":
+            return ["INCR", r.choice(KEYS)]
+        if kind == "shutdown":
+            return ["SHUTDOWN", "NOSAVE"]
+        if kind == "nosuch":
+            return ["NOSUCHCMD", "x"]
+        return [kind.upper()]
+
+    def frames(self, i, args):
+        """{client index: frames} that args, sent by client i, makes the servers send;
+        updates the model."""
+        m = self.models[i]
+        name = args[0].upper()
+        out = {j: 0 for j in range(len(self.models))}
+        silenced = m.off or m.skip
+        pushes = 0
+        replies = 1
+        if m.multi and name not in ("EXEC", "DISCARD", "MULTI"):
+            pass  # queued, or refused: one reply
+        elif name in ("SUBSCRIBE", "PSUBSCRIBE"):
+            names = m.channels if name == "SUBSCRIBE" else m.patterns
+            names.update(args[1:])
+            pushes, replies = len(args) - 1, 0
+        elif name in ("UNSUBSCRIBE", "PUNSUBSCRIBE"):
+            names = m.channels if name == "UNSUBSCRIBE" else m.patterns
+            gone = args[1:] or sorted(names)
+            names.difference_update(gone)
+            pushes, replies = max(len(gone), 1), 0
+        elif m.limited() and name not in SUBSCRIBED_OK:
+            pass  # refused: one error reply
+        elif name == "CLIENT" and args[2] == "OFF":
+            m.off, replies = True, 0
+        elif name == "CLIENT" and args[2] == "ON":
+            m.off, m.skip, silenced = False, False, False
+        elif name == "CLIENT" and args[2] == "SKIP":
+            replies = 0
+            if not m.off:
+                out[i] += pushes
+                m.skip = True
+                return out
+        elif name == "PUBLISH" and not m.multi:
+            for j, other in enumerate(self.models):
+                out[j] += other.hears(args[1])
+        elif name == "MULTI":
+            m.multi = True
+        elif name in ("EXEC", "DISCARD"):
+            m.multi = False
+        m.skip = False
+        out[i] += pushes + (0 if silenced else replies)
+        return out
+
+    def run(self, test):
+        for step in range(self.steps):
+            i = self.rng.randrange(len(self.pairs))
+            args = self.pick(self.models[i])
+            self.log.append((i, args))
+            frames = self.frames(i, args)
+            self.pairs[i].send(*args)
+            for j, n in frames.items():
+                if n:
+                    want, got = self.pairs[j].read(frames=n)
+                    if canon_unsubscribes(canon(got)) != canon_unsubscribes(canon(want)):
+                        test.fail("step %d: client %d after client %d sent %r\n  redis:     %r"
+                                  "\n  ringcache: %r\n  last steps: %r"
+                                  % (step, j, i, args, want, got, self.log[-12:]))
+        # Nothing may be left unread on either side.
+        for j, p in enumerate(self.pairs):
+            want, got = p.read(quiet=0.05)
+            if got != want:
+                test.fail("at the end, client %d\n  redis:     %r\n  ringcache: %r"
+                          % (j, want, got))
+
+
+class RandomBase:
+    THREADS = 1
+    STEPS = 250
+
+    @classmethod
+    def setUpClass(cls):
+        cls.servers = Servers(cls.THREADS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.servers.stop()
+
+    def test_random_session(self):
+        seeds = ([int(os.environ["RC_RANDOM_SEED"])] if "RC_RANDOM_SEED" in os.environ
+                 else [1000 * self.THREADS + k for k in range(2)])
+        for seed in seeds:
+            with self.subTest(seed=seed):
+                session = RandomSession(self.servers, random.Random(seed), self.STEPS)
+                try:
+                    for p, m in zip(session.pairs, session.models):
+                        if m.resp3:
+                            want, got = p.step("HELLO", "3")
+                            self.assertEqual(got, want)
+                    session.run(self)
+                finally:
+                    session.close()
+                    p = self.servers.pair()
+                    p.step("CONFIG", "SET", "notify-keyspace-events", "", "hz", "10")
+                    p.close()
+
+
+for _threads in (1, 2, 3):
+    _name = "RandomThreads%d" % _threads
+    globals()[_name] = type(_name, (RandomBase, unittest.TestCase), {"THREADS": _threads})
+del _threads, _name
+
+if __name__ == "__main__":
+    ringcache_server.main()
