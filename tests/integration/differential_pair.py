@@ -12,6 +12,7 @@ import re
 import socket
 import subprocess
 import time
+import unittest
 
 from ringcache_server import Ringcache, free_port
 
@@ -202,3 +203,25 @@ class Servers:
     def stop(self):
         self.redis.stop()
         self.rc.stop_ok()
+
+
+class ServersTestCase:
+    """A mixin: one Servers with THREADS threads per test class."""
+
+    THREADS = 1
+
+    @classmethod
+    def setUpClass(cls):
+        cls.servers = Servers(cls.THREADS)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.servers.stop()
+
+
+def per_thread_count(base, prefix, namespace):
+    """Defines <prefix>Threads1..3 in `namespace`: `base` run against ringcache with 1, 2
+    and 3 threads."""
+    for threads in (1, 2, 3):
+        name = "%sThreads%d" % (prefix, threads)
+        namespace[name] = type(name, (base, unittest.TestCase), {"THREADS": threads})

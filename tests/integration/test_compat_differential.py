@@ -8,23 +8,12 @@ Run by ctest as `/usr/bin/python3 test_compat_differential.py <path-to-ringcache
 
 import re
 import time
-import unittest
 
 import ringcache_server
-from differential_pair import Servers, parse_all
+from differential_pair import ServersTestCase, parse_all, per_thread_count
 
 
-class CompatBase:
-    THREADS = 1
-
-    @classmethod
-    def setUpClass(cls):
-        cls.servers = Servers(cls.THREADS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.servers.stop()
-
+class CompatBase(ServersTestCase):
     def setUp(self):
         self.pairs = []
 
@@ -304,10 +293,7 @@ class CompatBase:
         self.same(b.read(frames=1))
 
 
-for _threads in (1, 2, 3):
-    _name = "CompatThreads%d" % _threads
-    globals()[_name] = type(_name, (CompatBase, unittest.TestCase), {"THREADS": _threads})
-del _threads, _name
+per_thread_count(CompatBase, "Compat", globals())
 
 if __name__ == "__main__":
     ringcache_server.main()

@@ -12,10 +12,9 @@ Run by ctest as `/usr/bin/python3 test_random_differential.py <path-to-ringcache
 import fnmatch
 import os
 import random
-import unittest
 
 import ringcache_server
-from differential_pair import Servers, parse
+from differential_pair import ServersTestCase, parse, per_thread_count
 
 CHANNELS = ["ch0", "ch1", "news"]
 PATTERNS = ["ch*", "ch[01]", "n?ws", "*"]
@@ -217,17 +216,8 @@ class RandomSession:
                           % (j, want, got))
 
 
-class RandomBase:
-    THREADS = 1
+class RandomBase(ServersTestCase):
     STEPS = 250
-
-    @classmethod
-    def setUpClass(cls):
-        cls.servers = Servers(cls.THREADS)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.servers.stop()
 
     def test_random_session(self):
         seeds = ([int(os.environ["RC_RANDOM_SEED"])] if "RC_RANDOM_SEED" in os.environ
@@ -248,10 +238,7 @@ class RandomBase:
                     p.close()
 
 
-for _threads in (1, 2, 3):
-    _name = "RandomThreads%d" % _threads
-    globals()[_name] = type(_name, (RandomBase, unittest.TestCase), {"THREADS": _threads})
-del _threads, _name
+per_thread_count(RandomBase, "Random", globals())
 
 if __name__ == "__main__":
     ringcache_server.main()
