@@ -13,7 +13,7 @@
 namespace rc::net {
 
 Connection::Connection(Reactor& reactor, int fd, uint64_t id, ParserLimits limits)
-    : reactor_(reactor), fd_(fd), parser_(limits) {
+    : reactor_(reactor), fd_(fd), parser_(limits), reply_buffer_(reactor.now_ms()) {
   client_.id = id;
   client_.fd = fd;
 }
@@ -24,6 +24,7 @@ Connection::~Connection() {
 
 void Connection::OnData(const char* data, size_t len) {
   if (closing_ || close_after_flush_ || doomed_) return;
+  has_read_ = true;
   if (in_.empty() && !held_) {
     size_t used = ParseAndRun(data, len);
     if (used < len && !close_after_flush_ && !doomed_) in_.assign(data + used, len - used);
@@ -112,6 +113,7 @@ void Connection::PushSlot(std::string data, bool push) {
 
 size_t Connection::ParseAndRun(const char* buf, size_t len) {
   in_parse_ = true;
+  parsing_ = len;
   size_t off = 0;
   while (off < len && !held_ && !close_after_flush_ && !closing_ && !doomed_) {
     size_t used = 0;
@@ -148,6 +150,7 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
     if (!args_.empty()) RunCommand();
   }
   in_parse_ = false;
+  parsing_ = 0;
   return off;
 }
 
@@ -275,6 +278,7 @@ void Connection::Resume() {
 }
 
 std::string& Connection::StartSend() {
+  reply_buffer_.Sending(out_.size(), reactor_.now_ms());
   send_buf_.swap(out_);
   out_.clear();
   send_offset_ = 0;
@@ -295,12 +299,19 @@ void Connection::FinishSend() {
 
 ClientBuffers Connection::Buffers() const {
   ClientBuffers b;
-  b.qbuf = in_.size();
-  b.qbuf_free = in_.capacity() - in_.size();
+  // Redis's query buffer holds the whole read while its commands run, in an allocation
+  // of 20474 bytes (jemalloc's class for the 16 KiB it reads at once), which its cron
+  // frees once the client has been idle for more than 2 s (whole seconds).
+  constexpr size_t kQueryBufAlloc = 20474;
+  const int64_t now_ms = reactor_.now_ms();
+  b.qbuf = parsing_ > 0 ? parsing_ : in_.size();
+  const bool kept = has_read_ && (b.qbuf > 0 || now_ms - idle.last_active_ms < 3000);
+  b.qbuf_free = kept ? kQueryBufAlloc - std::min(b.qbuf, kQueryBufAlloc) : 0;
   b.obl = out_.size();
   b.oll = slots_.size();
   for (const Slot& s : slots_) b.omem += s.data.size();
-  b.rbs = out_.capacity();
+  b.rbs = reply_buffer_.size(now_ms);
+  b.rbp = reply_buffer_.peak(now_ms);
   b.last_active_ms = idle.last_active_ms;
   b.writing = sending_;
   b.blocked = parked_;

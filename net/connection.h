@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "net/reply_buffer_model.h"
 #include "net/resp_parser.h"
 #include "shard/command/client_state.h"
 #include "shard/command/reply_sink.h"
@@ -130,6 +131,10 @@ class Connection final : public ReplySink, public ClientHandle {
   bool in_parse_ = false;
   bool dispatching_ = false;         // inside RunCommand's Dispatch
   std::string monitor_after_reply_;  // this connection's own command's MONITOR line
+  // CLIENT LIST's qbuf, qbuf-free, rbs and rbp as Redis computes them.
+  size_t parsing_ = 0;     // bytes of the buffer being parsed (Redis's querybuf)
+  bool has_read_ = false;  // Redis allocates the query buffer at the first read
+  mutable ReplyBufferModel reply_buffer_;
   bool closing_ = false;
   bool close_after_flush_ = false;
   int pending_ops_ = 0;

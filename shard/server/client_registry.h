@@ -20,7 +20,8 @@ struct ClientBuffers {
   size_t obl = 0;              // bytes waiting in the output buffer
   size_t oll = 0;              // replies queued behind a pending one
   size_t omem = 0;             // bytes of those queued replies
-  size_t rbs = 0;              // output buffer capacity
+  size_t rbs = 0;              // reply buffer size, as Redis would have it
+  size_t rbp = 0;              // its recent peak
   int64_t last_active_ms = 0;  // monotonic ms of the last read
   bool writing = false;        // a send is in flight (events=rw)
   bool blocked = false;        // held by CLIENT PAUSE (flag b)

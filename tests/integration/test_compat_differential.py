@@ -224,6 +224,27 @@ class CompatBase(ServersTestCase):
                         ("COMMAND", "GETKEYSANDFLAGS", "CLIENT", "LIST"),
                         ("COMMAND", "GETKEYSANDFLAGS", "SET"), ("COMMAND", "HELP"))
 
+    # 7. CLIENT LIST / INFO: the query and reply buffers as Redis accounts them.
+    @staticmethod
+    def buffers(text):
+        return [re.search(rb" %s=(\d+)" % n, text).group(1)
+                for n in (b"qbuf", b"qbuf-free", b"argv-mem", b"rbs", b"rbp")]
+
+    def test_client_buffers(self):
+        a, b = self.pair(), self.pair()
+        ids = [re.search(rb":(\d+)", t).group(1).decode() for t in b.step("CLIENT", "ID")]
+        time.sleep(1)  # Redis's cron has shrunk both reply buffers
+        self.same(a.step("PING"))
+        want, got = a.step("CLIENT", "INFO")
+        self.assertEqual(self.buffers(got), self.buffers(want))
+        for wait in (0, 3.5):  # Redis frees an idle client's query buffer after 2 s
+            time.sleep(wait)
+            a.redis.send(("CLIENT", "LIST", "ID", ids[0]))
+            a.rc.send(("CLIENT", "LIST", "ID", ids[1]))
+            want, got = a.read(frames=1)
+            # Not rbp: b's last reply, its id, has as many digits as the id.
+            self.assertEqual(self.buffers(got)[:4], self.buffers(want)[:4], "idle %s s" % wait)
+
     # 8. CLIENT PAUSE: held clients count as blocked; the dataset does not change.
     def blocked(self, p):
         return [re.search(rb"blocked_clients:(\d+)", b).group(1)

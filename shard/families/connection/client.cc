@@ -68,7 +68,7 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
                 " flags=", Flags(c, b), " db=0 sub=", c.channels.size(),
                 " psub=", c.patterns.size(), " ssub=0 multi=", multi, " qbuf=", b.qbuf,
                 " qbuf-free=", b.qbuf_free, " argv-mem=", argv_mem, " multi-mem=", multi_mem,
-                " rbs=", b.rbs, " rbp=", b.rbs, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
+                " rbs=", b.rbs, " rbp=", b.rbp, " obl=", b.obl, " oll=", b.oll, " omem=", b.omem,
                 " tot-mem=", tot_mem, " events=", b.writing ? "rw" : "r", " cmd=", cmd,
                 " user=default redir=-1 resp=", c.resp3 ? 3 : 2, " lib-name=", c.lib_name,
                 " lib-ver=", c.lib_ver, "\n");
