@@ -224,4 +224,5 @@ def per_thread_count(base, prefix, namespace):
     and 3 threads."""
     for threads in (1, 2, 3):
         name = "%sThreads%d" % (prefix, threads)
-        namespace[name] = type(name, (base, unittest.TestCase), {"THREADS": threads})
+        namespace[name] = type(name, (base, unittest.TestCase),
+                               {"THREADS": threads, "__module__": namespace["__name__"]})
