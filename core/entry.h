@@ -3,6 +3,10 @@
 //
 //   [next: 8][meta: 1][key len][value len]([deadline: 8][heap index: 4])[key][value]
 //
+// The meta byte: the value's type (3 bits), wide lengths, has a TTL, and 3 bits of
+// eviction state (shard/runtime/evictor.h): a 2-bit hit counter and a probation flag, so
+// eviction costs no byte of its own.
+//
 // Lengths take one byte each when both fit (the common cache key/value), four bytes each
 // otherwise. The TTL fields exist only in entries that have a TTL (meta bit kTtl), so a
 // key without one pays nothing for expiry; adding or removing a TTL reallocates the entry. A
@@ -78,6 +82,20 @@ class Entry {
   uint32_t heap_index() const;
   void set_heap_index(uint32_t i);
 
+  // Eviction state. Hits saturate at kMaxHits; a reallocated entry gets its predecessor's
+  // state through CopyEvictionState.
+  static constexpr uint8_t kMaxHits = 3;
+  uint8_t hits() const { return (meta_ & kHitsMask) >> kHitsShift; }
+  void set_hits(uint8_t h) { meta_ = uint8_t((meta_ & ~kHitsMask) | (h << kHitsShift)); }
+  void Touch() {
+    if ((meta_ & kHitsMask) != kHitsMask) meta_ = uint8_t(meta_ + (1 << kHitsShift));
+  }
+  bool probation() const { return meta_ & kProbation; }
+  void set_probation(bool on) { meta_ = uint8_t(on ? meta_ | kProbation : meta_ & ~kProbation); }
+  void CopyEvictionState(const Entry& from) {
+    meta_ = uint8_t((meta_ & ~kEvictionMask) | (from.meta_ & kEvictionMask));
+  }
+
   Entry* next() const { return next_; }
   void set_next(Entry* n) { next_ = n; }
 
@@ -85,6 +103,10 @@ class Entry {
   static constexpr uint8_t kTypeMask = 0x07;
   static constexpr uint8_t kWide = 0x08;
   static constexpr uint8_t kTtl = 0x10;
+  static constexpr uint8_t kHitsShift = 5;
+  static constexpr uint8_t kHitsMask = 0x60;
+  static constexpr uint8_t kProbation = 0x80;
+  static constexpr uint8_t kEvictionMask = kHitsMask | kProbation;
   static constexpr size_t kMetaOffset = sizeof(Entry*);
   static constexpr size_t kNarrowHeader = kMetaOffset + 1 + 2;
   static constexpr size_t kWideHeader = kMetaOffset + 1 + 8;

@@ -46,12 +46,24 @@ class EntryTable {
   void Clear();
 
   size_t size() const { return table_.size(); }
+  size_t BucketCount() const { return table_.BucketCount(); }
   // Allocator bytes held by entries plus bucket arrays.
   size_t MemoryBytes() const { return entry_bytes_ + table_.BucketBytes(); }
 
   template <typename Fn>
   uint64_t Scan(uint64_t cursor, Fn&& fn) {
     return table_.Scan(cursor, [&](Entry* e) { fn(static_cast<const Entry*>(e)); });
+  }
+  // The entry for which eq(const Entry*) holds among those whose hash matches `hash` in
+  // the bits the table uses (the low 32 are enough below 2^32 buckets).
+  template <typename Eq>
+  Entry* FindIf(uint64_t hash, Eq&& eq) {
+    return table_.Find(hash, eq);
+  }
+  // Scan that may change entries in place (not link or unlink them): a CLOCK hand.
+  template <typename Fn>
+  uint64_t Sweep(uint64_t cursor, Fn&& fn) {
+    return table_.Scan(cursor, fn);
   }
   template <typename Rng>
   const Entry* Random(Rng& rng) {

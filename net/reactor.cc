@@ -11,6 +11,7 @@
 
 #include "core/strings.h"
 #include "net/admission.h"
+#include "shard/runtime/memory_limit.h"
 #include "shard/server/auth.h"
 #include "timers/clock.h"
 
@@ -90,6 +91,12 @@ void Reactor::Run() {
       FlushAll();
       Submit();
       more_housekeeping |= ExpireStep();
+    }
+    if (int64_t excess = MemoryToFree(shards_, id_, *shared_.server); excess > 0) {
+      // As for expiry: this turn's replies leave first.
+      FlushAll();
+      Submit();
+      more_housekeeping |= FreeMemory(shards_, id_, *shared_.server, excess);
     }
     FlushAll();
 

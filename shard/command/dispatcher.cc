@@ -8,6 +8,7 @@
 #include "shard/command/errors.h"
 #include "shard/command/owned_args.h"
 #include "shard/command/reply_sink.h"
+#include "shard/runtime/memory_limit.h"
 #include "shard/server/auth.h"
 #include "shard/server/server_state.h"
 #include "timers/cycle_clock.h"
@@ -61,6 +62,14 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
     }
   }
   return false;
+}
+
+bool Dispatcher::OomRefuses(const Request& req) const {
+  const uint32_t flags = req.spec->flags;
+  // As Redis, inside MULTI whatever would be queued (queueing takes memory); EXEC checks
+  // what it queued itself (shard/families/transaction/multi.cc).
+  const bool deny = req.client.multi ? !(flags & kCmdNotQueued) : (flags & kCmdDenyOom);
+  return deny && OutOfMemory(shards_, req.self.id(), server_);
 }
 
 void Dispatcher::Refuse(Request& req, int64_t stat_id, std::string_view error) const {
@@ -152,6 +161,9 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   }
   // Redis's no-multi commands (SHUTDOWN) are refused, and so doom the transaction.
   if (client.multi && (flags & kCmdNoMulti)) return Refuse(req, spec->stat_id, err::kNoMulti);
+  if (server_.config.maxmemory.get() > 0 && OomRefuses(req)) {
+    return Refuse(req, spec->stat_id, err::kOom);
+  }
   if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
     return Refuse(req, spec->stat_id,
                   StrCat("ERR Can't execute '", spec->full_name,

@@ -127,6 +127,8 @@ class Dispatcher {
   // counts as rejected (a known row's, `stat_id` >= 0) and in errorstats.
   void Refuse(Request& req, int64_t stat_id, std::string_view error) const;
   bool Paused(ClientState& client, ArgList args) const;
+  // Over maxmemory with nothing to evict: whether this command gets the OOM error.
+  bool OomRefuses(const Request& req) const;
 
   const CommandTable& table_;
   ShardSet& shards_;

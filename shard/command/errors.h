@@ -20,6 +20,7 @@ inline constexpr std::string_view kStringTooLong =
 inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN or Infinity";
 
 inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
+inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPass =

@@ -30,6 +30,8 @@ class KeyLocks {
 
   // Nothing locked and nothing waiting: commands need no further check.
   bool Idle() const { return locked_.empty() && whole_ == 0 && waiting_.empty(); }
+  // A keyspace-wide command (KEYS, FLUSHALL, EXEC of one) holds the whole shard.
+  bool WholeLocked() const { return whole_ > 0; }
   // Whether work touching `keys` (or, with `whole`, every key) may run now.
   bool MayRun(const Keys& keys, bool whole) const;
   void Lock(const Keys& keys, bool whole);

@@ -66,28 +66,31 @@ std::string FormatNotifyFlags(int64_t flags) {
   return out;
 }
 
-void ExpiredEvents::OnExpired(uint32_t, std::string_view key) {
+void KeyEvents::Note(NotifyFlag kind, std::string_view key) {
   int64_t flags = server_->config.notify_keyspace_events;
-  if (!(flags & kNotifyExpired) || !(flags & (kNotifyKeyspace | kNotifyKeyevent))) return;
+  if (!(flags & kind) || !(flags & (kNotifyKeyspace | kNotifyKeyevent))) return;
   // Nobody anywhere listens: skip the work (the common case).
   if (server_->pubsub_subscriptions.load(std::memory_order_relaxed) == 0) return;
-  pending_.emplace_back(key);
+  pending_.push_back(Event{kind, std::string(key)});
 }
 
-void ExpiredEvents::Flush(ShardThread& self, ShardSet& shards) {
+void KeyEvents::Flush(ShardThread& self, ShardSet& shards) {
   if (pending_.empty()) return;
-  auto keys = std::make_shared<const std::vector<std::string>>(std::move(pending_));
+  auto events = std::make_shared<const std::vector<Event>>(std::move(pending_));
   pending_.clear();
   int64_t flags = server_->config.notify_keyspace_events;
   FanOutThreads<bool>(
       self, shards, AllShards(shards),
-      [keys, flags](ShardThread& thread, size_t) {
-        for (const std::string& key : *keys) {
+      [events, flags](ShardThread& thread, size_t) {
+        for (const Event& e : *events) {
+          const std::string_view name = e.kind == kNotifyExpired ? "expired" : "evicted";
           // Redis's order: the keyspace channel first, then the keyevent one.
           if (flags & kNotifyKeyspace) {
-            thread.pubsub().Publish(StrCat("__keyspace@0__:", key), "expired");
+            thread.pubsub().Publish(StrCat("__keyspace@0__:", e.key), name);
           }
-          if (flags & kNotifyKeyevent) thread.pubsub().Publish("__keyevent@0__:expired", key);
+          if (flags & kNotifyKeyevent) {
+            thread.pubsub().Publish(StrCat("__keyevent@0__:", name), e.key);
+          }
         }
         return true;
       },

@@ -1,9 +1,9 @@
 #pragma once
-// Keyspace notifications for expired keys (notify-keyspace-events with x and K and/or E).
-// A shard that expires keys collects them during its loop turn; Flush() then hands the
-// batch to every thread, and each thread publishes to its own subscribers, so a
-// subscriber to __keyevent@0__:expired hears each expired key exactly once, whichever
-// shard expired it.
+// Keyspace notifications for expired and evicted keys (notify-keyspace-events with x or
+// e, and K and/or E). A shard that expires or evicts keys collects them during its loop
+// turn; Flush() then hands the batch to every thread, and each thread publishes to its
+// own subscribers, so a subscriber to __keyevent@0__:expired hears each expired key
+// exactly once, whichever shard expired it.
 
 #include <string>
 #include <string_view>
@@ -40,17 +40,24 @@ enum NotifyFlag : int64_t {
 int64_t ParseNotifyFlags(std::string_view classes);
 std::string FormatNotifyFlags(int64_t flags);
 
-class ExpiredEvents final : public ExpiryListener {
+class KeyEvents final : public KeyEventListener {
  public:
-  explicit ExpiredEvents(const ServerState* server) : server_(server) {}
+  explicit KeyEvents(const ServerState* server) : server_(server) {}
   // Shard thread.
-  void OnExpired(uint32_t shard, std::string_view key) override;
+  void OnExpired(uint32_t shard, std::string_view key) override { Note(kNotifyExpired, key); }
+  void OnEvicted(uint32_t shard, std::string_view key) override { Note(kNotifyEvicted, key); }
   // Owner thread, once per loop turn: publishes this turn's events on every thread.
   void Flush(ShardThread& self, ShardSet& shards);
 
  private:
+  struct Event {
+    NotifyFlag kind;  // kNotifyExpired or kNotifyEvicted
+    std::string key;
+  };
+  void Note(NotifyFlag kind, std::string_view key);
+
   const ServerState* server_;
-  std::vector<std::string> pending_;
+  std::vector<Event> pending_;
 };
 
 }  // namespace rc

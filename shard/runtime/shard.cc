@@ -25,6 +25,7 @@ Shard::~Shard() {
 Entry* Shard::FindForRead(std::string_view key) {
   Entry* e = Find(key);
   if (e != nullptr) {
+    e->Touch();
     ++stats_.keyspace_hits;
   } else {
     ++stats_.keyspace_misses;
@@ -58,17 +59,21 @@ Entry* Shard::Link(EntryPtr e) {
   }
   Entry* raw = table_.Insert(std::move(e));
   if (raw->has_ttl()) ttl_.Push(raw);
+  evictor_.OnLink(raw);
   return raw;
 }
 
 EntryPtr Shard::Unlink(Entry* e) {
   if (e->has_ttl()) ttl_.Remove(e->heap_index());
+  evictor_.OnUnlink(e);
   return table_.Detach(e->key());
 }
 
 Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
   ReleaseValue(old_entry);
   Entry* raw = fresh.get();
+  // Same key: it keeps its place in eviction (and its probation ring slot).
+  raw->CopyEvictionState(*old_entry);
   if (old_entry->has_ttl() && raw->has_ttl()) {
     uint32_t index = old_entry->heap_index();
     table_.Replace(old_entry, std::move(fresh));  // frees old_entry
@@ -86,7 +91,17 @@ void Shard::ExpireEntry(Entry* e) {
   KeyModified(e->key());
   ReleaseValue(e);
   EntryPtr gone = Unlink(e);
-  if (expiry_listener_ != nullptr) expiry_listener_->OnExpired(id_, gone->key());
+  if (event_listener_ != nullptr) event_listener_->OnExpired(id_, gone->key());
+}
+
+size_t Shard::EvictEntry(Entry* e) {
+  const size_t bytes = e->AllocatedBytes() + ValueBytes(*e);
+  ++stats_.evicted_keys;
+  KeyModified(e->key());
+  ReleaseValue(e);
+  EntryPtr gone = Unlink(e);
+  if (event_listener_ != nullptr) event_listener_->OnEvicted(id_, gone->key());
+  return bytes;
 }
 
 Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode ttl,
@@ -94,6 +109,7 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = Find(key);
   KeyModified(key);
+  if (e != nullptr) e->Touch();
   bool want_ttl = ttl == TtlMode::kSet || (ttl == TtlMode::kKeep && e != nullptr && e->has_ttl());
   if (ttl == TtlMode::kKeep && want_ttl) deadline_ms = e->deadline();
   if (e != nullptr && e->type() == ValueType::kString && e->has_ttl() == want_ttl &&
@@ -220,6 +236,7 @@ void Shard::Flush(bool async) {
     watched_.TouchExisting([this](std::string_view key) { return Find(key) != nullptr; });
   }
   ttl_.Clear();
+  evictor_.OnFlush();
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
   if (async && pool != nullptr && table_.size() > 0) {
     value_bytes_ = 0;

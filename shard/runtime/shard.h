@@ -14,7 +14,13 @@
 // popping the earliest deadlines off a 4-ary heap of entries (active), and sleeps no
 // longer than NextDeadline(). Entries carry their deadline and heap index themselves
 // (core/entry.h), so the heap holds one pointer per key with a TTL.
+//
+// Memory. MemoryBytes() is exact (the allocator's chunk sizes of everything the shard
+// holds). Over maxmemory, the reactor has Evictor remove keys by the policy within a
+// per-turn budget (shard/runtime/memory_limit.h says how the shards share one limit);
+// PublishMemory() makes the figure visible to other threads.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -22,6 +28,7 @@
 #include "absl/random/random.h"
 #include "core/entry_table.h"
 #include "shard/command/command_stats.h"
+#include "shard/runtime/evictor.h"
 #include "shard/runtime/key_locks.h"
 #include "shard/runtime/stats.h"
 #include "shard/runtime/thread_check.h"
@@ -47,11 +54,13 @@ enum class TtlMode {
   kSet,    // SET EX/PX/EXAT/PXAT, SETEX: the TTL becomes the given deadline
 };
 
-// Told about every key that expires (actively or lazily), on the shard's thread.
-class ExpiryListener {
+// Told about every key that expires (actively or lazily) or is evicted, on the shard's
+// thread.
+class KeyEventListener {
  public:
-  virtual ~ExpiryListener() = default;
+  virtual ~KeyEventListener() = default;
   virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
+  virtual void OnEvicted(uint32_t shard, std::string_view key) = 0;
 };
 
 class ValueUpdate;
@@ -117,12 +126,27 @@ class Shard {
   size_t keys_with_ttl() const { return ttl_.size(); }
   // Mean remaining TTL in ms over a sample of keys with a TTL (INFO's avg_ttl).
   int64_t SampleAvgTtl(int64_t now_ms);
-  void set_expiry_listener(ExpiryListener* l) { expiry_listener_ = l; }
+  void set_event_listener(KeyEventListener* l) { event_listener_ = l; }
 
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }
-  // Allocator bytes of entries, buckets and the TTL heap.
-  size_t MemoryBytes() const { return table_.MemoryBytes() + ttl_.MemoryBytes() + value_bytes_; }
+  // Allocator bytes of entries, buckets, values, the TTL heap and eviction's structures.
+  size_t MemoryBytes() const {
+    return table_.MemoryBytes() + ttl_.MemoryBytes() + value_bytes_ + evictor_.MemoryBytes();
+  }
+  // Owner thread: makes MemoryBytes() and the key counts visible to other threads (the
+  // server-wide memory figure sums them; shard/runtime/memory_limit.h).
+  void PublishMemory() {
+    published_.bytes.store(int64_t(MemoryBytes()), std::memory_order_relaxed);
+    published_.keys.store(table_.size(), std::memory_order_relaxed);
+    published_.ttl_keys.store(ttl_.size(), std::memory_order_relaxed);
+  }
+  // Any thread: the figures last published.
+  int64_t PublishedBytes() const { return published_.bytes.load(std::memory_order_relaxed); }
+  size_t PublishedKeys(bool with_ttl_only) const {
+    return (with_ttl_only ? published_.ttl_keys : published_.keys).load(std::memory_order_relaxed);
+  }
+  Evictor& evictor() { return evictor_; }
   ShardStats& stats() { return stats_; }
   // Counters of the thread that owns this shard (connections, commands, bytes).
   ThreadStats& thread_stats() { return *thread_stats_; }
@@ -150,6 +174,7 @@ class Shard {
 
  private:
   friend class ValueUpdate;
+  friend class Evictor;
   struct HeapTraits {
     static int64_t Deadline(Entry* const& e) { return e->deadline(); }
     static void SetIndex(Entry* const& e, uint32_t i) { e->set_heap_index(i); }
@@ -161,6 +186,8 @@ class Shard {
   EntryPtr Unlink(Entry* e);
   Entry* Swap(Entry* old_entry, EntryPtr fresh);
   void ExpireEntry(Entry* e);
+  // Removes `e` for maxmemory (Evictor); returns the bytes that frees.
+  size_t EvictEntry(Entry* e);
   // Takes the object out of `e` (about to be freed) and frees it: inline when small, else
   // on the lazyfree pool, so a million-member set never stalls this thread.
   void ReleaseValue(Entry* e);
@@ -176,12 +203,21 @@ class Shard {
   absl::BitGen rng_;
   KeyLocks locks_;
   WatchedKeys watched_;
-  ExpiryListener* expiry_listener_ = nullptr;
+  KeyEventListener* event_listener_ = nullptr;
   size_t value_bytes_ = 0;  // ValueBytes() of every entry in the table
   // A lookup left an expired key in the table during a pause: a write that then links
   // the key anew reclaims it first.
   bool kept_expired_ = false;
+  Evictor evictor_{*this};
   ThreadCheck thread_check_;
+  // Written by the owner, read by any thread; a line of its own, as other threads read
+  // it while the owner's hot fields change.
+  struct alignas(64) Published {
+    std::atomic<int64_t> bytes{0};
+    std::atomic<size_t> keys{0};
+    std::atomic<size_t> ttl_keys{0};
+  };
+  Published published_;
 };
 
 // One in-place change of a key's object (ZADD, ZREM, ...), as Dragonfly's
@@ -191,7 +227,9 @@ class Shard {
 // Owner thread only; nothing else may unlink the key while the update is open.
 class ValueUpdate {
  public:
-  ValueUpdate(Shard& shard, Entry* e) : shard_(shard), e_(e), bytes_before_(ValueBytes(*e)) {}
+  ValueUpdate(Shard& shard, Entry* e) : shard_(shard), e_(e), bytes_before_(ValueBytes(*e)) {
+    e->Touch();
+  }
   ~ValueUpdate() { Finish(); }
   ValueUpdate(const ValueUpdate&) = delete;
   ValueUpdate& operator=(const ValueUpdate&) = delete;

@@ -24,7 +24,7 @@ class ShardThread {
  public:
   ShardThread(uint32_t id, size_t threads, const ServerState* server)
       : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
-    shard_.set_expiry_listener(&events_);
+    shard_.set_event_listener(&events_);
     shard_.set_command_stats(&command_stats_);
   }
 
@@ -39,7 +39,7 @@ class ShardThread {
   // The channels and patterns this thread's connections subscribe to.
   PubSub& pubsub() { return pubsub_; }
   // Keyspace events raised on this thread, published once per loop turn.
-  ExpiredEvents& events() { return events_; }
+  KeyEvents& events() { return events_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn.
   void Post(uint32_t dest, Task task) { outbox_.Add(dest, std::move(task)); }
   Outbox& outbox() { return outbox_; }
@@ -56,7 +56,7 @@ class ShardThread {
   ClientRegistry clients_;
   PubSub pubsub_;
   Shard shard_;
-  ExpiredEvents events_;
+  KeyEvents events_;
   Outbox outbox_;
   Inbox inbox_;
   std::vector<Task> draining_;

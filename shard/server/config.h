@@ -12,6 +12,8 @@
 #include <thread>
 #include <vector>
 
+#include "shard/server/eviction_policy.h"
+
 namespace rc {
 
 // A numeric setting every thread reads on its hot path while CONFIG SET may change it:
@@ -62,6 +64,18 @@ struct Config {
   // A sorted set with more members than this is freed by the lazyfree pool when it is
   // deleted, overwritten, expired or flushed; smaller ones inline (Redis's threshold).
   Tunable<int64_t> lazyfree_threshold = 64;
+  // The memory limit for the whole server and what goes when it is reached
+  // (docs/EVICTION.md). 0: no limit.
+  Tunable<int64_t> maxmemory = 0;
+  Tunable<EvictionPolicy> maxmemory_policy = EvictionPolicy::kNoEviction;
+  // Keys sampled per eviction under volatile-lru and volatile-lfu.
+  Tunable<int64_t> maxmemory_samples = 5;
+  // Bounds the time each loop turn spends evicting, on Redis's scale: 10 is 500 µs.
+  Tunable<int64_t> maxmemory_eviction_tenacity = 10;
+  // Accepted for redis.conf files; the policy has no logarithmic counter or decay period
+  // for them to tune (docs/EVICTION.md).
+  Tunable<int64_t> lfu_log_factor = 10;
+  Tunable<int64_t> lfu_decay_time = 1;
   std::string loglevel = "notice";
   Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
 

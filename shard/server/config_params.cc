@@ -305,12 +305,32 @@ std::vector<ConfigParam> MakeParams() {
                  return std::string();
                }});
   p.push_back({"client-output-buffer-limit", FormatOutputLimits, SetOutputLimits});
+  p.push_back({"maxmemory", IntGetter(&Config::maxmemory), [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x)) return std::string("argument must be a memory value");
+                 c.maxmemory = x;
+                 return std::string();
+               }});
+  p.push_back({"maxmemory-policy",
+               [](const Config& c) { return std::string(PolicyName(c.maxmemory_policy)); },
+               [](Config& c, std::string_view v) {
+                 EvictionPolicy policy;
+                 if (!ParsePolicy(v, &policy)) return std::string(PolicyChoices());
+                 c.maxmemory_policy = policy;
+                 return std::string();
+               }});
+  p.push_back({"maxmemory-samples", IntGetter(&Config::maxmemory_samples),
+               IntSetter(&Config::maxmemory_samples, 1, INT32_MAX)});
+  p.push_back({"maxmemory-eviction-tenacity", IntGetter(&Config::maxmemory_eviction_tenacity),
+               IntSetter(&Config::maxmemory_eviction_tenacity, 0, 100)});
+  p.push_back({"lfu-log-factor", IntGetter(&Config::lfu_log_factor),
+               IntSetter(&Config::lfu_log_factor, 0, INT32_MAX)});
+  p.push_back({"lfu-decay-time", IntGetter(&Config::lfu_decay_time),
+               IntSetter(&Config::lfu_decay_time, 0, INT32_MAX)});
   // What clients and tools ask about; ringcache has no persistence and one database.
   p.push_back(Accepted("save", "", NormalizeSave));
   p.push_back(Accepted("appendonly", "no", NormalizeYesNo));
   p.push_back(Immutable("databases", "1"));
-  p.push_back(Accepted("maxmemory", "0"));
-  p.push_back(Accepted("maxmemory-policy", "noeviction"));
   p.push_back(Immutable("daemonize", "no"));
   ConfigParam dir = Accepted("dir", ".");
   dir.is_protected = true;

@@ -24,6 +24,12 @@ inline uint64_t UsedMemory() {
   return used > 0 ? used : RssBytes();
 }
 
+// The same without the fallback: 0 when the allocator does not report.
+inline uint64_t MallocBytes() {
+  struct mallinfo2 mi = mallinfo2();
+  return mi.uordblks + mi.hblkhd;
+}
+
 inline uint64_t RssBytes() {
   FILE* f = std::fopen("/proc/self/statm", "r");
   if (f == nullptr) return 0;

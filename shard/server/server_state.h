@@ -11,6 +11,7 @@
 
 #include "shard/server/config.h"
 #include "shard/server/introspection.h"
+#include "shard/server/memory_state.h"
 #include "timers/clock.h"
 
 namespace rc {
@@ -43,6 +44,8 @@ struct ServerState {
   ThreadPool* lazyfree = nullptr;
   // SLOWLOG, LATENCY and CLIENT PAUSE state, shared by every thread.
   Introspection introspect;
+  // maxmemory's server-wide figures (shard/runtime/memory_limit.h).
+  MemoryState memory;
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

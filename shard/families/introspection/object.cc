@@ -7,6 +7,7 @@
 #include "core/strings.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard.h"
+#include "shard/server/server_state.h"
 
 namespace rc {
 
@@ -28,19 +29,28 @@ void RefCount(ShardCmd& cmd) {
   cmd.reply.Integer(shared ? INT32_MAX : 1);
 }
 
+// Redis's texts when the policy does not track what was asked.
+constexpr std::string_view kNoIdleTime =
+    "ERR An LFU maxmemory policy is selected, idle time not tracked. Please note that when "
+    "switching between policies at runtime LRU and LFU data will take some time to adjust.";
+constexpr std::string_view kNoFreq =
+    "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
+    "that when switching between policies at runtime LRU and LFU data will take some time "
+    "to adjust.";
+
+// Approximations from the eviction state, which keeps no timestamps (docs/EVICTION.md).
 void IdleTime(ShardCmd& cmd) {
-  if (cmd.shard.Find(cmd.args[2]) == nullptr) return cmd.reply.NullBulk();
-  // Entries carry no access time (core/entry.h has no room to spare): always 0.
-  cmd.reply.Integer(0);
+  const Entry* e = cmd.shard.Find(cmd.args[2]);
+  if (e == nullptr) return cmd.reply.NullBulk();
+  if (LfuPolicy(cmd.server.config.maxmemory_policy)) return cmd.reply.Error(kNoIdleTime);
+  cmd.reply.Integer(cmd.shard.evictor().IdleMillis(*e, cmd.shard.NowMs()) / 1000);
 }
 
 void Freq(ShardCmd& cmd) {
-  if (cmd.shard.Find(cmd.args[2]) == nullptr) return cmd.reply.NullBulk();
-  // No LFU policy exists here, so Redis's answer without one.
-  cmd.reply.Error(
-      "ERR An LFU maxmemory policy is not selected, access frequency not tracked. Please note "
-      "that when switching between policies at runtime LRU and LFU data will take some time "
-      "to adjust.");
+  const Entry* e = cmd.shard.Find(cmd.args[2]);
+  if (e == nullptr) return cmd.reply.NullBulk();
+  if (!LfuPolicy(cmd.server.config.maxmemory_policy)) return cmd.reply.Error(kNoFreq);
+  cmd.reply.Integer(e->hits());
 }
 
 void ObjectHelp(CoordCmd& cmd) {

@@ -118,14 +118,16 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   }
   peak = std::max(peak, used);
   uint64_t rss = RssBytes();
+  const auto maxmemory = uint64_t(s.config.maxmemory.get());
   StrAppend(
       out, "# Memory\r\n", "used_memory:", used, "\r\n", "used_memory_human:", HumanBytes(used),
       "\r\n", "used_memory_rss:", rss, "\r\n", "used_memory_rss_human:", HumanBytes(rss), "\r\n",
       "used_memory_peak:", peak, "\r\n", "used_memory_peak_human:", HumanBytes(peak), "\r\n",
       "used_memory_dataset:", t.dataset_bytes, "\r\n",
       "mem_fragmentation_ratio:", absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0),
-      "\r\n", "maxmemory:0\r\n", "maxmemory_human:0B\r\n", "maxmemory_policy:noeviction\r\n",
-      "mem_allocator:libc\r\n", "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
+      "\r\n", "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
+      "maxmemory_policy:", PolicyName(s.config.maxmemory_policy), "\r\n", "mem_allocator:libc\r\n",
+      "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
 }
 
 void PersistenceSection(std::string* out) {
@@ -136,6 +138,7 @@ void PersistenceSection(std::string* out) {
 }
 
 void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
+  const int64_t now_ms = s.clock->NowUnixMillis();
   StrAppend(out, "# Stats\r\n", "total_connections_received:", t.connections_received, "\r\n",
             "total_commands_processed:", t.commands_processed, "\r\n",
             "instantaneous_ops_per_sec:", uint64_t(t.instantaneous_ops + 0.5), "\r\n",
@@ -143,6 +146,8 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
             "total_net_output_bytes:", t.net_output_bytes, "\r\n",
             "rejected_connections:", t.rejected_connections, "\r\n",
             "expired_keys:", t.expired_keys, "\r\n", "evicted_keys:", t.evicted_keys, "\r\n",
+            "evicted_clients:0\r\n", "total_eviction_exceeded_time:", s.memory.TotalOverMs(now_ms),
+            "\r\n", "current_eviction_exceeded_time:", s.memory.CurrentOverMs(now_ms), "\r\n",
             "keyspace_hits:", t.keyspace_hits, "\r\n", "keyspace_misses:", t.keyspace_misses,
             "\r\n", "lazyfreed_objects:", LazyfreeDone(s), "\r\n", "unexpected_error_replies:0\r\n",
             "total_error_replies:", t.commands.total_error_replies(), "\r\n\r\n");

@@ -102,6 +102,7 @@ void ConfigSet(CoordCmd& cmd) {
 }
 
 void ConfigResetStat(CoordCmd& cmd) {
+  cmd.server.memory.ResetStats(cmd.server.clock->NowUnixMillis());
   DeferredReply out(cmd);
   FanOutThreads<bool>(
       cmd.self, cmd.shards, AllShards(cmd.shards),

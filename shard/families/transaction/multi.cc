@@ -1,12 +1,16 @@
 // Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH. Queueing happens in the dispatcher
 // (Dispatcher::Dispatch); EXEC's cross-shard execution is shard/transaction.cc.
 
+#include "core/strings.h"
 #include "shard/command/client_state.h"
 #include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
+#include "shard/command/errors.h"
 #include "shard/command/transaction.h"
+#include "shard/runtime/memory_limit.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/runtime/watch.h"
+#include "shard/server/server_state.h"
 
 namespace rc {
 
@@ -29,6 +33,13 @@ void Exec(CoordCmd& cmd) {
   if (!cmd.client.multi) {
     cmd.reply.Error("ERR EXEC without MULTI");
     return ShowExec(cmd);
+  }
+  // As Redis: a transaction that queued a denyoom command is discarded over maxmemory.
+  if ((cmd.client.multi->flags & kCmdDenyOom) && cmd.server.config.maxmemory.get() > 0 &&
+      OutOfMemory(cmd.shards, cmd.self.id(), cmd.server)) {
+    cmd.client.multi.reset();
+    UnwatchAll(cmd.self, cmd.shards, cmd.client);
+    return cmd.reply.Error(StrCat("EXECABORT Transaction discarded because of: ", err::kOom));
   }
   if (cmd.client.multi->aborted) {
     cmd.client.multi.reset();
