@@ -145,7 +145,7 @@ struct CommandSpec {
   std::vector<CommandSpec> subcommands = {};
 
   // Filled in by the table.
-  std::string full_name;  // "get", "config|get": errors, INFO commandstats, CLIENT LIST
+  std::string full_name = {};  // "get", "config|get": errors, INFO commandstats, CLIENT LIST
   uint32_t stat_id = 0;   // its slot in each thread's CommandStats (command_stats.h)
 
   // The subcommand named `sub` (case-insensitive), or nullptr.
