@@ -1,6 +1,5 @@
 // ringcache: a sharded, multi-threaded Redis-protocol cache on io_uring.
 
-#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 
@@ -8,6 +7,7 @@
 #include <thread>
 
 #include "core/log.h"
+#include "core/malloc_tuning.h"
 #include "net/server.h"
 #include "shard/server/command_line.h"
 
@@ -18,17 +18,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
-  // glibc parks freed small chunks in fastbins and coalesces them all at once the next
-  // time a large block is freed: after a million keys expire that is a 10 ms stall in
-  // one loop turn. Without fastbins, frees coalesce as they happen (tcache still serves
-  // the hot path). Measured in docs/TTL.md.
-  mallopt(M_MXFAST, 0);
-  // Blocks from 128 KiB up (bucket arrays, big values) always get their own mapping and
-  // go back to the kernel when freed. glibc otherwise raises the threshold to the largest
-  // block freed so far, and the next bucket arrays of a growing table land in each
-  // thread's heap, where they leave holes between entries: 1M keys loaded through one
-  // connection cost 83–95 B/key with two threads against 74 with one (75 with this).
-  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  rc::TuneMalloc();
 
   rc::Config config;
   bool help = false;

@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """Throughput of ringcache as its worker-thread count changes.
 
-Two uses:
+Three uses:
   * oversubscription (2-core machine): server pinned to ONE cpu with 1, 2, 4, 8 threads;
     throughput must not collapse when threads outnumber cores (no busy-waiting).
   * scaling (many-core machine): server on cpus 0..T-1 with T threads, redis-benchmark
     with several threads on the remaining cpus.
+  * cpu (any machine): what a thread costs. Server CPU per request (user+sys from
+    /proc/PID/stat over the run / requests) and throughput of ringcache --threads 1 and
+    --threads 2 and of redis-server under the same unpinned memtier-style load
+    (build/bench/loadgen: --client-threads threads, --clients connections, random keys
+    over 100k, SET:GET 1:10, 32-byte values), at -P 1 and -P 16; servers alternate
+    within each round.
 
-Each point is the median of --rounds runs of redis-benchmark GET/SET at -P --pipeline,
--c --clients, -d 32, -r 100000 (keys spread over every shard).
+oversubscribe and scale report the median of --rounds runs of redis-benchmark GET/SET
+at -P --pipeline, -c --clients, -d 32, -r 100000 (keys spread over every shard).
 """
 
 import argparse
@@ -17,7 +23,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from vs_redis import cli, free_port, wait_ping  # noqa: E402
+from vs_redis import cli, cpu_seconds, free_port, wait_ping  # noqa: E402
 
 
 def run_point(args, threads, server_cpus, client_cpus):
@@ -49,10 +55,67 @@ def run_point(args, threads, server_cpus, client_cpus):
         proc.wait(timeout=10)
 
 
+def cpu_point(args, kind, pipeline):
+    """One run of loadgen against a fresh server: (req/s, server us of CPU per request)."""
+    port = free_port()
+    if kind == "redis":
+        argv = ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"]
+    else:
+        argv = [args.ringcache, "--port", str(port), "--threads", kind.split("-")[1]]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        wait_ping(port)
+        # Fill the keyspace first, so GETs hit as they would in a warm cache.
+        subprocess.run([args.loadgen, "--port", str(port), "--threads", "1", "--conns", "4",
+                        "--pipeline", "64", "--new-keys", "--requests", "100000",
+                        "--seconds", "60"], capture_output=True, check=True)
+        before = cpu_seconds(proc.pid)
+        r = subprocess.run(
+            [args.loadgen, "--port", str(port), "--threads", str(args.client_threads),
+             "--conns", str(args.clients), "--pipeline", str(pipeline), "--keys", "100000",
+             "--ratio", "1:10", "--seconds", str(args.seconds)],
+            capture_output=True, text=True, check=True)
+        used = cpu_seconds(proc.pid) - before
+        fields = r.stdout.split()
+        requests = int(fields[fields.index("requests") + 1])
+        rps = float(fields[fields.index("rps") + 1])
+        return rps, used / requests * 1e6
+    finally:
+        cli(port, "shutdown", "nosave")
+        proc.wait(timeout=10)
+
+
+def cpu_mode(args):
+    kinds = ["redis", "ringcache-1", "ringcache-2"]
+    results = {}
+    for rnd in range(args.rounds):
+        order = kinds if rnd % 2 == 0 else kinds[::-1]
+        for p in (1, 16):
+            for kind in order:
+                r = cpu_point(args, kind, p)
+                results.setdefault((kind, p), []).append(r)
+                print(f"round {rnd + 1} -P {p:2d} {kind:12s} {r[0]:>10.0f} req/s "
+                      f"{r[1]:6.2f} us CPU/req", flush=True)
+    print(f"\nmedians of {args.rounds} rounds, loadgen {args.client_threads} threads "
+          f"{args.clients} connections, SET:GET 1:10, unpinned")
+    print(f"{'':6s} {'server':12s} {'req/s':>10s} {'us CPU/req':>10s} "
+          f"{'CPU vs t1':>9s} {'rps vs t1':>9s} {'rps vs redis':>12s}")
+    for p in (1, 16):
+        med = {k: (statistics.median(x[0] for x in results[(k, p)]),
+                   statistics.median(x[1] for x in results[(k, p)])) for k in kinds}
+        t1, redis = med["ringcache-1"], med["redis"]
+        for k in kinds:
+            rps, cpu = med[k]
+            print(f"-P {p:<3d} {k:12s} {rps:10.0f} {cpu:10.2f} {cpu / t1[1]:9.2f} "
+                  f"{rps / t1[0]:9.2f} {rps / redis[0]:12.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ringcache", default="build/ringcache")
-    ap.add_argument("--mode", choices=["oversubscribe", "scale"], default="oversubscribe")
+    ap.add_argument("--mode", choices=["oversubscribe", "scale", "cpu"], default="oversubscribe")
+    ap.add_argument("--loadgen", default="build/bench/loadgen")
+    ap.add_argument("--seconds", type=float, default=5, help="run length (cpu mode)")
     ap.add_argument("--threads", default="1,2,4,8")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--requests", type=int, default=1000000)
@@ -61,6 +124,8 @@ def main():
     ap.add_argument("--client-threads", type=int, default=1)
     ap.add_argument("--cpus", type=int, default=16, help="cpus on the machine (scale mode)")
     args = ap.parse_args()
+    if args.mode == "cpu":
+        return cpu_mode(args)
 
     print(f"mode={args.mode} -P {args.pipeline} -c {args.clients} "
           f"medians of {args.rounds}")

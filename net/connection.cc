@@ -101,14 +101,15 @@ void Connection::Doom(std::string_view why) {
   // command's arguments view; it goes when the connection is freed.)
   out_.clear();
   out_.shrink_to_fit();
-  for (Slot& s : slots_) std::string().swap(s.data);
+  std::string().swap(held_bytes_);
   slot_bytes_ = 0;
   reactor_.CloseAsync(this);
 }
 
-void Connection::PushSlot(std::string data, bool push) {
+void Connection::PushSlot(std::string_view data, bool push) {
+  slots_.push_back(Slot{held_bytes_.size(), data.size(), true, false, push});
+  held_bytes_.append(data);
   slot_bytes_ += data.size();
-  slots_.push_back(Slot{std::move(data), true, false, push});
 }
 
 size_t Connection::ParseAndRun(const char* buf, size_t len) {
@@ -187,7 +188,7 @@ void Connection::RunCommand() {
       }
     }
   }
-  if (!slots_.empty()) SendReadySlots();
+  if (!slots_.empty()) DrainReadySlots();
   if (!monitor_after_reply_.empty()) Push(std::exchange(monitor_after_reply_, std::string()));
   if (client_.close_after_reply) close_after_flush_ = true;
   CheckOutputLimit();
@@ -213,7 +214,13 @@ uint64_t Connection::Defer() {
   return first_slot_ + slots_.size() - 1;
 }
 
-void Connection::Fulfill(uint64_t slot, std::string resp) {
+void Connection::Fulfill(uint64_t slot, std::string resp) { FillSlot(slot, resp, &resp); }
+
+void Connection::FulfillFrom(uint64_t slot, std::string_view resp) {
+  FillSlot(slot, resp, nullptr);
+}
+
+void Connection::FillSlot(uint64_t slot, std::string_view resp, std::string* owned) {
   --outstanding_;
   if (closing_ || doomed_) {
     // Nobody will read it; the reactor frees the connection once nothing is in flight.
@@ -221,29 +228,57 @@ void Connection::Fulfill(uint64_t slot, std::string resp) {
     return;
   }
   Slot& s = slots_[slot - first_slot_];
-  s.data = std::move(resp);
-  s.ready = true;
-  slot_bytes_ += s.data.size();
   // Answered while its own command still runs (EXEC, fan-outs that stay on this thread):
   // whether CLIENT REPLY drops it is known once Dispatch returns; RunCommand sends it.
-  if (!dispatching_) SendReadySlots();
-}
-
-void Connection::SendReadySlots() {
-  while (!slots_.empty() && slots_.front().ready) {
-    slot_bytes_ -= slots_.front().data.size();
-    if (slots_.front().discard) {
+  if (slot == first_slot_ && !dispatching_) {
+    // The reply everything else waits for: straight out, then whatever was behind it.
+    if (s.discard) {
       // CLIENT REPLY OFF/SKIP was on when its command ran.
-    } else if (out_.empty()) {
-      out_.swap(slots_.front().data);
+    } else if (out_.empty() && owned != nullptr) {
+      out_.swap(*owned);
     } else {
-      out_ += slots_.front().data;
+      out_.append(resp);
     }
     slots_.pop_front();
     ++first_slot_;
+    DrainReadySlots();
+  } else {
+    s.offset = held_bytes_.size();
+    s.len = resp.size();
+    s.ready = true;
+    held_bytes_.append(resp);
+    slot_bytes_ += resp.size();
   }
   CheckOutputLimit();
   MarkDirty();
+}
+
+void Connection::DrainReadySlots() {
+  while (!slots_.empty() && slots_.front().ready) {
+    const Slot& s = slots_.front();
+    if (!s.discard) out_.append(held_bytes_, s.offset, s.len);
+    slot_bytes_ -= s.len;
+    slots_.pop_front();
+    ++first_slot_;
+  }
+  if (slot_bytes_ == 0) {
+    // Nothing waits in it any more: start over (a big one-off answer gives its memory back).
+    if (held_bytes_.capacity() > (1 << 20)) {
+      std::string().swap(held_bytes_);
+    } else {
+      held_bytes_.clear();
+    }
+  } else if (held_bytes_.size() > (64 << 10) && slot_bytes_ < held_bytes_.size() / 2) {
+    // A client that never lets its pipeline drain: keep only the bytes still waiting.
+    std::string kept;
+    kept.reserve(slot_bytes_);
+    for (Slot& s : slots_) {
+      if (!s.ready) continue;
+      kept.append(held_bytes_, s.offset, s.len);
+      s.offset = kept.size() - s.len;
+    }
+    held_bytes_.swap(kept);
+  }
 }
 
 void Connection::Push(std::string resp) {
@@ -254,7 +289,7 @@ void Connection::Push(std::string resp) {
   if (slots_.empty()) {
     out_ += resp;
   } else {
-    PushSlot(std::move(resp), /*push=*/true);
+    PushSlot(resp, /*push=*/true);
   }
   CheckOutputLimit();
   MarkDirty();
@@ -309,7 +344,7 @@ ClientBuffers Connection::Buffers() const {
   b.qbuf_free = kept ? kQueryBufAlloc - std::min(b.qbuf, kQueryBufAlloc) : 0;
   b.obl = out_.size();
   b.oll = slots_.size();
-  for (const Slot& s : slots_) b.omem += s.data.size();
+  b.omem = slot_bytes_;
   b.rbs = reply_buffer_.size(now_ms);
   b.rbp = reply_buffer_.peak(now_ms);
   b.last_active_ms = idle.last_active_ms;

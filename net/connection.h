@@ -39,6 +39,7 @@ class Connection final : public ReplySink, public ClientHandle {
   // ReplySink, reactor thread.
   uint64_t Defer() override;
   void Fulfill(uint64_t slot, std::string resp) override;
+  void FulfillFrom(uint64_t slot, std::string_view resp) override;
   void Resume() override;
   void Push(std::string resp) override;
 
@@ -54,6 +55,17 @@ class Connection final : public ReplySink, public ClientHandle {
   // Output, for the reactor. The bytes being sent stay untouched until the send completes;
   // new replies go to out_ meanwhile.
   bool HasOutput() const { return !out_.empty(); }
+  // Reactor, before a send: whether to keep this turn's output back for a turn or two
+  // because replies from other shards are still owed after it, so the whole pipeline
+  // leaves in one send (and one segment to the client) instead of several.
+  bool HoldForReplies() {
+    if (outstanding_ == 0 || out_.size() >= kHoldBytes || held_turns_ >= kHoldTurns) {
+      held_turns_ = 0;
+      return false;
+    }
+    ++held_turns_;
+    return true;
+  }
   bool sending() const { return sending_; }
   std::string& StartSend();
   const std::string& send_buf() const { return send_buf_; }
@@ -85,8 +97,11 @@ class Connection final : public ReplySink, public ClientHandle {
   bool dirty = false;  // queued in the reactor's list of connections with output
 
  private:
+  // A reply position behind one still owed. Its bytes, once known, wait in held_bytes_,
+  // one buffer for all of them, so a pipelined reply costs no allocation of its own.
   struct Slot {
-    std::string data;
+    size_t offset = 0;  // in held_bytes_
+    size_t len = 0;
     bool ready = false;
     bool discard = false;  // its command ran under CLIENT REPLY OFF/SKIP
     bool push = false;     // a push (pub/sub, MONITOR), which CLIENT REPLY never drops
@@ -102,9 +117,13 @@ class Connection final : public ReplySink, public ClientHandle {
   void CheckQueryLimit();
   void CheckOutputLimit();
   void Doom(std::string_view why);
-  void PushSlot(std::string data, bool push = false);
-  // Moves the replies at the front of slots_ that are ready to the output buffer.
-  void SendReadySlots();
+  // An answer that is ready but must wait behind a pending one.
+  void PushSlot(std::string_view data, bool push = false);
+  // Fills `slot` (a sequence number); the head slot, outside Dispatch, takes `resp` straight
+  // to out_ (`owned`: by swapping when out_ is empty).
+  void FillSlot(uint64_t slot, std::string_view resp, std::string* owned);
+  // Moves the ready slots at the front to out_, in order.
+  void DrainReadySlots();
   // After a command under CLIENT REPLY OFF/SKIP: whether its reply is dropped; advances
   // the SKIP state.
   bool Silenced();
@@ -121,9 +140,13 @@ class Connection final : public ReplySink, public ClientHandle {
   bool sending_ = false;
   std::string scratch_;
   std::deque<Slot> slots_;
-  uint64_t first_slot_ = 0;           // sequence number of slots_.front()
-  uint64_t outstanding_ = 0;          // deferred replies not yet fulfilled
-  size_t slot_bytes_ = 0;             // bytes held in slots_
+  std::string held_bytes_;    // the bytes of ready slots, appended as they come
+  uint64_t first_slot_ = 0;   // sequence number of slots_.front()
+  uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
+  size_t slot_bytes_ = 0;     // bytes of the ready slots still in held_bytes_
+  static constexpr size_t kHoldBytes = 64 << 10;
+  static constexpr int kHoldTurns = 2;
+  int held_turns_ = 0;
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;

@@ -100,7 +100,7 @@ void Reactor::Run() {
     }
     FlushAll();
 
-    if (more_housekeeping || self.inbox().HasWork() || EventsPending() ||
+    if (more_housekeeping || !dirty_.empty() || self.inbox().HasWork() || EventsPending() ||
         !self.inbox().PrepareToSleep()) {
       // Not sleeping, but I/O must still come in while we are busy.
       Poll(0);
@@ -251,15 +251,23 @@ void Reactor::QueueSend(Connection* c) {
 }
 
 void Reactor::FlushSends() {
+  held_.clear();
   // By index: an engine that sends at once may finish (and queue more) inside Send().
   for (size_t i = 0; i < dirty_.size(); ++i) {
     Connection* c = dirty_[i];
+    if (c->closing() || c->sending() || !c->HasOutput()) {
+      c->dirty = false;
+      continue;
+    }
+    if (c->HoldForReplies()) {
+      held_.push_back(c);  // stays dirty
+      continue;
+    }
     c->dirty = false;
-    if (c->closing() || c->sending() || !c->HasOutput()) continue;
     c->StartSend();
     Send(c);
   }
-  dirty_.clear();
+  dirty_.swap(held_);
 }
 
 void Reactor::SendDone(Connection* c) {

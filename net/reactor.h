@@ -150,6 +150,7 @@ class Reactor : public Waker {
   int64_t NanosToNextDeadline() const;
 
   std::vector<Connection*> dirty_;
+  std::vector<Connection*> held_;    // scratch of FlushSends
   std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed
   IdleList idle_;                    // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/types/span.h"
 #include "shard/command/owned_args.h"
 #include "shard/runtime/watch.h"
 
@@ -71,7 +71,10 @@ struct ClientState {
   // A later command of the same connection that names one of them must not run before
   // the locks are in (it could overtake the earlier command on some shard); see
   // Dispatcher::MustWait.
-  absl::flat_hash_map<std::string, int> locking_keys;
+  // One entry per such command: its keys' hashes (HashKey, as KeyLocks knows them), owned
+  // by the command until its locks are in. Few commands lock at once, so a scan is cheaper
+  // than keeping a map up to date.
+  std::vector<absl::Span<const uint64_t>> locking_keys;
   int locking_whole = 0;  // whole-shard commands (FLUSHALL, KEYS, DBSIZE) still locking
   bool Locking() const { return locking_whole > 0 || !locking_keys.empty(); }
 

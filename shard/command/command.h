@@ -146,7 +146,7 @@ struct CommandSpec {
 
   // Filled in by the table.
   std::string full_name = {};  // "get", "config|get": errors, INFO commandstats, CLIENT LIST
-  uint32_t stat_id = 0;   // its slot in each thread's CommandStats (command_stats.h)
+  uint32_t stat_id = 0;        // its slot in each thread's CommandStats (command_stats.h)
 
   // The subcommand named `sub` (case-insensitive), or nullptr.
   const CommandSpec* FindSubcommand(std::string_view sub) const;

@@ -1,11 +1,15 @@
 #include "shard/command/dispatcher.h"
 
+#include <algorithm>
 #include <cctype>
 #include <memory>
 
+#include "absl/container/inlined_vector.h"
+#include "core/entry_table.h"
 #include "core/strings.h"
 #include "shard/command/client_state.h"
 #include "shard/command/errors.h"
+#include "shard/command/hop_batch.h"
 #include "shard/command/owned_args.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
@@ -30,6 +34,8 @@ std::string WrongArityError(std::string_view command_name) {
 }
 
 namespace {
+
+using KeyHashes = absl::InlinedVector<uint64_t, 4>;
 
 std::string UnknownSubcommandError(std::string_view container, std::string_view sub) {
   std::string upper(container);
@@ -57,8 +63,9 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   if (client.locking_whole > 0) return true;
   const KeySpan keys = spec->KeysIn(args.size());
   for (size_t i = keys.first; i <= keys.last; i += keys.step) {
-    if (client.locking_keys.contains(absl::string_view(args[i].data(), args[i].size()))) {
-      return true;
+    const uint64_t h = HashKey(args[i]);
+    for (absl::Span<const uint64_t> locking : client.locking_keys) {
+      if (std::find(locking.begin(), locking.end(), h) != locking.end()) return true;
     }
   }
   return false;
@@ -226,12 +233,11 @@ void Dispatcher::Execute(Request& req) const {
 
 void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver) const {
   KeyLocks& locks = thread.shard().locks();
-  KeyLocks::Keys keys;
+  KeyHashes keys;
   if (!locks.Idle()) {
-    // Views into job.args's buffer, which stays put when `job` moves into the task.
     ArgList args = job.args->view();
     for (size_t i = job.keys.first; i <= job.keys.last; i += job.keys.step) {
-      keys.push_back(args[i]);
+      keys.push_back(HashKey(args[i]));
     }
   }
   auto run = [this, &thread, job = std::move(job), deliver = std::move(deliver)]() mutable {
@@ -248,29 +254,95 @@ void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver)
     deliver(std::move(out), ns, slow ? std::move(job.args) : nullptr);
   };
   if (locks.Idle() || locks.MayRun(keys, false)) return run();
-  locks.Enqueue(std::move(keys), false, std::move(run));
+  locks.Enqueue(keys, false, std::move(run));
 }
 
 void Dispatcher::RunRemote(Request& req) const {
   ++req.self.stats().remote_commands;
   const uint64_t slot = req.sink.Defer();
-  const uint32_t home = req.self.id(), owner = req.owner;
-  ReplySink* reply_to = &req.sink;
-  ClientState* who = &req.client;
-  ShardJob job{req.spec, req.keys, req.client.resp3, std::make_unique<OwnedArgs>(req.args)};
-  req.self.Post(owner, [this, owner, home, slot, reply_to, who, job = std::move(job)]() mutable {
-    ShardThread& there = shards_.thread(owner);
-    RunWhenFree(there, std::move(job),
-                [this, &there, home, reply_to, who, slot](std::string out, uint64_t ns,
-                                                          std::unique_ptr<OwnedArgs> slow) {
-                  // reply_to and who are dereferenced only back on the connection's thread.
-                  there.Post(home, [this, reply_to, who, slot, ns, slow = std::move(slow),
-                                    out = std::move(out)]() mutable {
-                    if (slow) MaybeSlowLog(*who, slow->view(), ns);
-                    reply_to->Fulfill(slot, std::move(out));
-                  });
+  HopLanes& lanes = req.self.hops();
+  HopBatch* batch = lanes.open(req.owner);
+  if (batch == nullptr) {
+    std::unique_ptr<HopBatch> fresh = lanes.Take();
+    fresh->home = req.self.id();
+    fresh->owner = req.owner;
+    batch = fresh.get();
+    req.self.Post(req.owner, [this, b = std::move(fresh)]() mutable { RunBatch(std::move(b)); });
+    lanes.set_open(req.owner, batch);
+  }
+  batch->Add(HopRequest{.sink = &req.sink,
+                        .client = &req.client,
+                        .spec = req.spec,
+                        .slot = slot,
+                        .keys = req.keys,
+                        .first_len = 0,
+                        .argc = 0,
+                        .first_byte = 0,
+                        .resp3 = req.client.resp3},
+             req.args);
+}
+
+void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
+  ShardThread& there = shards_.thread(batch->owner);
+  Shard& shard = there.shard();
+  std::string& out = batch->replies();
+  for (HopRequest& r : batch->requests()) {
+    ArgList args = batch->Args(r, &there.hops().scratch());
+    if (!shard.locks().Idle()) {
+      KeyHashes keys;
+      for (size_t i = r.keys.first; i <= r.keys.last; i += r.keys.step) {
+        keys.push_back(HashKey(args[i]));
+      }
+      if (!shard.locks().MayRun(keys, false)) {
+        r.waiting = true;
+        r.reply_end = out.size();
+        WaitForKeys(there, batch->home, r, args);
+        continue;
+      }
+    }
+    const size_t from = out.size();
+    ReplyBuilder rb(&out, r.resp3);
+    ShardCmd cmd{shard, args, rb, server_};
+    const uint64_t start = CycleClock::Now();
+    r.spec->on_shard(cmd);
+    r.ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    Record(there, *r.spec, r.ns, out, from);
+    r.reply_end = out.size();
+  }
+  const uint32_t home = batch->home;
+  there.Post(home, [this, b = std::move(batch)]() mutable { DeliverBatch(std::move(b)); });
+}
+
+void Dispatcher::DeliverBatch(std::unique_ptr<HopBatch> batch) const {
+  ShardThread& self = shards_.thread(batch->home);
+  std::string_view replies = batch->replies();
+  size_t from = 0;
+  for (const HopRequest& r : batch->requests()) {
+    if (r.waiting) continue;
+    if (SlowEnough(r.ns) && !(r.spec->flags & kCmdSkipSlowlog)) {
+      MaybeSlowLog(*r.client, batch->Args(r, &self.hops().scratch()), r.ns);
+    }
+    r.sink->FulfillFrom(r.slot, replies.substr(from, r.reply_end - from));
+    from = r.reply_end;
+  }
+  self.hops().Recycle(std::move(batch));
+}
+
+void Dispatcher::WaitForKeys(ShardThread& there, uint32_t home, const HopRequest& r,
+                             ArgList args) const {
+  ReplySink* reply_to = r.sink;
+  ClientState* who = r.client;
+  const uint64_t slot = r.slot;
+  RunWhenFree(there, ShardJob{r.spec, r.keys, r.resp3, std::make_unique<OwnedArgs>(args)},
+              [this, &there, home, reply_to, who, slot](std::string out, uint64_t ns,
+                                                        std::unique_ptr<OwnedArgs> slow) {
+                // reply_to and who are dereferenced only back on the connection's thread.
+                there.Post(home, [this, reply_to, who, slot, ns, slow = std::move(slow),
+                                  out = std::move(out)]() mutable {
+                  if (slow) MaybeSlowLog(*who, slow->view(), ns);
+                  reply_to->Fulfill(slot, std::move(out));
                 });
-  });
+              });
 }
 
 }  // namespace rc

@@ -5,7 +5,8 @@
 //   Dispatch (connection's thread): resolves a Request once, then works only with it
 //     ├─ unknown name / subcommand, bad arity ──▶ error reply inline
 //     ├─ keys all on this thread's shard ───────▶ on_shard inline
-//     ├─ keys all on one other shard ───────────▶ post to owner ─▶ on_shard ─▶ post reply back
+//     ├─ keys all on one other shard ───────────▶ joins the batch for the owner ─▶ on_shard
+//     │                                            there ─▶ the batch's replies come back
 //     └─ keyless, or keys on several shards ────▶ on_coord inline (may fan out)
 //
 // The row a request runs is the subcommand's own for a container (CONFIG GET runs the
@@ -17,6 +18,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "shard/command/command.h"
+#include "shard/command/hop_batch.h"
 #include "shard/command/owned_args.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/server/server_state.h"
@@ -97,7 +99,15 @@ class Dispatcher {
   // coordinator.
   void Execute(Request& req) const;
   // Sends the request to req.owner and its reply back into a slot of req.sink.
+  // Connection's thread: the request joins this turn's batch for its owner (hop_batch.h).
   void RunRemote(Request& req) const;
+  // Owner's thread: runs a batch's commands, then sends the batch home with the replies.
+  void RunBatch(std::unique_ptr<HopBatch> batch) const;
+  // Connection's thread: hands a batch's replies to their connections.
+  void DeliverBatch(std::unique_ptr<HopBatch> batch) const;
+  // Owner's thread: a batched command whose keys multi-shard locks hold waits with its
+  // own copy of the arguments, and its reply travels home on its own.
+  void WaitForKeys(ShardThread& there, uint32_t home, const HopRequest& r, ArgList args) const;
   // On the shard's thread: runs the job now, or once multi-shard commands have released
   // its keys; `deliver` gets the reply on this thread.
   void RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver) const;

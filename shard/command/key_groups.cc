@@ -1,38 +1,52 @@
 #include "shard/command/key_groups.h"
 
-#include <algorithm>
+#include <cstring>
+
+#include "core/entry_table.h"
 
 namespace rc {
 
-KeyGroups GroupKeys(const ShardSet& set, ArgList args, size_t first, size_t width) {
-  KeyGroups g;
-  std::vector<int> index_of(set.size(), -1);
-  for (size_t pos = first, item = 0; pos + width <= args.size(); pos += width, ++item) {
-    uint32_t shard = set.ShardOf(args[pos]);
-    if (index_of[shard] < 0) {
-      index_of[shard] = int(g.shards.size());
-      g.shards.push_back(shard);
-      g.args.emplace_back();
-      g.items.emplace_back();
+KeyGroups::KeyGroups(const ShardSet& set, ArgList args, size_t first, size_t width)
+    : width_(width) {
+  const size_t n = args.size() < first ? 0 : (args.size() - first) / width;
+  // Counting sort by shard: ascending shards, argument order within each.
+  absl::InlinedVector<uint32_t, 16> owner(n);
+  absl::InlinedVector<uint32_t, 17> count(set.size() + 1, 0);
+  size_t total = 0;
+  for (size_t item = 0; item < n; ++item) {
+    owner[item] = set.ShardOf(args[first + item * width]);
+    ++count[owner[item] + 1];
+    for (size_t k = 0; k < width; ++k) total += args[first + item * width + k].size();
+  }
+  absl::InlinedVector<uint32_t, 16> next(set.size());
+  begin_.push_back(0);
+  for (uint32_t s = 0; s < set.size(); ++s) {
+    count[s + 1] += count[s];
+    next[s] = count[s];
+    if (count[s + 1] > count[s]) {
+      shards_.push_back(s);
+      begin_.push_back(count[s + 1]);
     }
-    size_t gi = size_t(index_of[shard]);
-    for (size_t k = 0; k < width; ++k) g.args[gi].emplace_back(args[pos + k]);
-    g.items[gi].push_back(item);
-    ++g.item_count;
   }
-  // Ascending shard order: the order multi-shard commands take their locks in.
-  std::vector<size_t> order(g.shards.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return g.shards[a] < g.shards[b]; });
-  KeyGroups sorted;
-  sorted.item_count = g.item_count;
-  for (size_t i : order) {
-    sorted.shards.push_back(g.shards[i]);
-    sorted.args.push_back(std::move(g.args[i]));
-    sorted.items.push_back(std::move(g.items[i]));
+  items_.resize(n);
+  hashes_.resize(n);
+  views_.resize(n * width);
+  bytes_.resize(total);
+  char* p = bytes_.data();
+  for (size_t item = 0; item < n; ++item) {
+    const uint32_t at = next[owner[item]]++;
+    items_[at] = uint32_t(item);
+    for (size_t k = 0; k < width; ++k) {
+      std::string_view a = args[first + item * width + k];
+      if (!a.empty()) std::memcpy(p, a.data(), a.size());
+      views_[at * width + k] = std::string_view(p, a.size());
+      p += a.size();
+    }
+    hashes_[at] = HashKey(views_[at * width]);
   }
-  return sorted;
 }
+
+KeyGroups::KeyGroups(std::vector<uint32_t> shards)
+    : shards_(std::move(shards)), begin_(shards_.size() + 1, 0) {}
 
 }  // namespace rc

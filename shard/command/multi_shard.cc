@@ -1,10 +1,15 @@
 #include "shard/command/multi_shard.h"
 
+#include <algorithm>
+
+#include "absl/container/inlined_vector.h"
 #include "shard/command/client_state.h"
 
 namespace rc {
 
 namespace {
+
+constexpr size_t kNone = ~size_t{0};
 
 struct Acquisition {
   ShardSet* shards;
@@ -12,93 +17,209 @@ struct Acquisition {
   ReplySink* sink;
   ClientState* client;
   std::shared_ptr<const LockSet> locks;
-  Task locked;
+  LockedStep step;  // empty: AcquireThen's plain `locked`
+  Task finish;
   // A command inside EXEC: EXEC already holds these keys, so the locks are taken
   // without waiting (they nest: counts go up and come down again).
   bool nested;
+
+  // The connection's thread only.
+  absl::InlinedVector<uint8_t, 8> held = {};  // per group: its try-lock succeeded
+  size_t tries_pending = 0;
+  bool refused = false;
+  size_t steps_pending = 0;
+
+  uint32_t target(size_t gi) const { return locks->groups->shards()[gi]; }
+  size_t groups() const { return locks->groups->size(); }
 };
+using AcqPtr = std::shared_ptr<Acquisition>;
 
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-// The connection's thread: records that `locks` are being taken for this client.
+// The connection's thread: records that `locks` are being taken for this client (+1), or
+// are in (-1).
 void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
   if (locks.whole) {
     client.locking_whole += delta;
     return;
   }
-  for (size_t gi = 0; gi < locks.groups->shards.size(); ++gi) {
-    for (std::string_view k : locks.KeysOf(gi)) {
-      auto [it, fresh] = client.locking_keys.try_emplace(AV(k), 0);
-      if ((it->second += delta) == 0) client.locking_keys.erase(it);
-    }
-  }
+  const absl::Span<const uint64_t> keys = locks.groups->AllKeyHashes();
+  if (delta > 0) return client.locking_keys.push_back(keys);
+  auto& all = client.locking_keys;
+  all.erase(std::find_if(all.begin(), all.end(),
+                         [&](absl::Span<const uint64_t> s) { return s.data() == keys.data(); }));
 }
 
-void LockStep(std::shared_ptr<Acquisition> acq, size_t gi);
+// The thread of group gi's shard: locks its keys if nothing holds or awaits them.
+bool TryLock(ShardThread& here, const Acquisition& acq, size_t gi) {
+  KeyLocks& locks = here.shard().locks();
+  KeyLocks::Keys keys = acq.locks->KeysOf(gi);
+  if (!acq.nested && !locks.MayRun(keys, acq.locks->whole)) return false;
+  locks.Lock(keys, acq.locks->whole);
+  return true;
+}
+
+void StepDone(AcqPtr acq) {
+  if (--acq->steps_pending > 0) return;
+  std::move(acq->finish)();
+}
+
+// The connection's thread, every lock held: the step on every shard but `stepped` (whose
+// step already ran where it was locked), then `finish`.
+void AllLocked(AcqPtr acq, size_t stepped) {
+  // The command's reply slot is still outstanding, so the connection is alive.
+  MarkLocking(*acq->client, *acq->locks, -1);
+  ReplySink* sink = acq->sink;
+  if (!acq->step) {
+    std::move(acq->finish)();
+    sink->Resume();
+    return;
+  }
+  ShardThread& self = acq->shards->thread(acq->home);
+  acq->steps_pending = 1;  // this call's own, so `finish` waits for the loop below
+  size_t local = kNone;
+  for (size_t gi = 0; gi < acq->groups(); ++gi) {
+    if (gi == stepped) continue;
+    const uint32_t target = acq->target(gi);
+    if (target == acq->home) {
+      local = gi;
+      continue;
+    }
+    ++acq->steps_pending;
+    self.Post(target, [acq, gi, step = acq->step]() mutable {
+      ShardThread& there = acq->shards->thread(acq->target(gi));
+      step(there.shard(), gi);
+      const uint32_t home = acq->home;
+      there.Post(home, [acq = std::move(acq)]() mutable { StepDone(std::move(acq)); });
+    });
+  }
+  if (local != kNone) acq->step(self.shard(), local);
+  StepDone(acq);
+  sink->Resume();
+}
+
+void OrderedLock(AcqPtr acq, size_t gi);
 
 // On the thread of the shard just locked: on to the next shard, or back home. Every lock
 // request leaves from the connection's thread: its posts to a shard arrive in the order
 // it sent them, so the request queues behind the client's earlier commands for that
 // shard (a SET just before a cross-shard MGET). Posted from the previous shard instead,
 // it could overtake them and lock the key before the SET ran.
-void Advance(ShardThread& here, std::shared_ptr<Acquisition> acq, size_t gi) {
-  const auto& targets = acq->locks->groups->shards;
-  if (gi + 1 < targets.size()) {
-    const uint32_t next = targets[gi + 1];
+void Advance(ShardThread& here, AcqPtr acq, size_t gi) {
+  if (gi + 1 < acq->groups()) {
+    const uint32_t next = acq->target(gi + 1);
     auto from_home = [acq, gi, next]() mutable {
-      if (next == acq->home) return LockStep(std::move(acq), gi + 1);
+      if (next == acq->home) return OrderedLock(std::move(acq), gi + 1);
       ShardThread& home = acq->shards->thread(acq->home);
-      home.Post(next, [acq, gi]() mutable { LockStep(std::move(acq), gi + 1); });
+      home.Post(next, [acq, gi]() mutable { OrderedLock(std::move(acq), gi + 1); });
     };
     if (here.id() == acq->home) return from_home();
     here.Post(acq->home, std::move(from_home));
     return;
   }
-  here.Post(acq->home, [acq]() mutable {
-    // The command's reply slot is still outstanding, so the connection is alive.
-    MarkLocking(*acq->client, *acq->locks, -1);
-    std::move(acq->locked)();
-    acq->sink->Resume();
+  if (here.id() == acq->home) return AllLocked(std::move(acq), kNone);
+  here.Post(acq->home, [acq]() mutable { AllLocked(std::move(acq), kNone); });
+}
+
+// On the thread of shard target(gi): lock now, or wait in that shard's queue. Waiting
+// in ascending shard order is what keeps two commands from waiting for each other.
+void OrderedLock(AcqPtr acq, size_t gi) {
+  ShardThread& here = acq->shards->thread(acq->target(gi));
+  if (TryLock(here, *acq, gi)) return Advance(here, std::move(acq), gi);
+  KeyLocks::Keys keys = acq->locks->KeysOf(gi);
+  const bool whole = acq->locks->whole;
+  here.shard().locks().Enqueue(keys, whole, [&here, acq, gi, keys, whole]() mutable {
+    here.shard().locks().Lock(keys, whole);
+    Advance(here, std::move(acq), gi);
   });
 }
 
-// On the thread of shard targets[gi]: lock now, or wait in that shard's queue.
-void LockStep(std::shared_ptr<Acquisition> acq, size_t gi) {
-  ShardThread& here = acq->shards->thread(acq->locks->groups->shards[gi]);
-  KeyLocks& locks = here.shard().locks();
-  KeyLocks::Keys keys = acq->locks->KeysOf(gi);
-  bool whole = acq->locks->whole;
-  auto take = [&here, acq, gi, keys, whole]() mutable {
-    here.shard().locks().Lock(keys, whole);
-    Advance(here, std::move(acq), gi);
-  };
-  if (acq->nested || locks.MayRun(keys, whole)) {
-    take();
+void StartOrdered(AcqPtr acq) {
+  const uint32_t first = acq->target(0);
+  if (first == acq->home) return OrderedLock(std::move(acq), 0);
+  acq->shards->thread(acq->home).Post(first, [acq]() mutable { OrderedLock(std::move(acq), 0); });
+}
+
+// The connection's thread: a try-lock has answered. Once all have: every lock is held, or
+// those taken are given back and the locks are taken again in order, waiting.
+void Tried(AcqPtr acq, size_t gi, bool locked, size_t stepped) {
+  if (locked) {
+    acq->held[gi] = 1;
   } else {
-    locks.Enqueue(std::move(keys), whole, std::move(take));
+    acq->refused = true;
   }
+  if (--acq->tries_pending > 0) return;
+  if (!acq->refused) return AllLocked(std::move(acq), stepped);
+  ShardThread& self = acq->shards->thread(acq->home);
+  for (size_t g = 0; g < acq->groups(); ++g) {
+    if (!acq->held[g]) continue;
+    acq->held[g] = 0;
+    const uint32_t target = acq->target(g);
+    if (target == acq->home) {
+      ReleaseOn(self.shard(), *acq->locks, g);
+    } else {
+      self.Post(target, [acq, g]() {
+        ReleaseOn(acq->shards->thread(acq->target(g)).shard(), *acq->locks, g);
+      });
+    }
+  }
+  acq->refused = false;
+  StartOrdered(std::move(acq));
+}
+
+// The uncontended case in one parallel hop: every shard is asked at once to lock its keys
+// without waiting. Locks taken out of shard order are safe because nobody waits for
+// them while holding others. When a single other shard is involved and this shard's keys
+// are already locked, that shard runs its step as soon as it has locked: the whole
+// command is then one round trip.
+void TryAll(AcqPtr acq) {
+  ShardThread& self = acq->shards->thread(acq->home);
+  acq->held.assign(acq->groups(), 0);
+  size_t local = kNone;
+  for (size_t gi = 0; gi < acq->groups(); ++gi) {
+    if (acq->target(gi) == acq->home) local = gi;
+  }
+  if (local != kNone) {
+    if (!TryLock(self, *acq, local)) return StartOrdered(std::move(acq));
+    acq->held[local] = 1;
+  }
+  const size_t remote = acq->groups() - (local == kNone ? 0 : 1);
+  if (remote == 0) return AllLocked(std::move(acq), kNone);
+  const bool step_there = remote == 1 && acq->step;
+  acq->tries_pending = remote;
+  for (size_t gi = 0; gi < acq->groups(); ++gi) {
+    if (gi == local) continue;
+    self.Post(acq->target(gi), [acq, gi, step_there]() mutable {
+      ShardThread& there = acq->shards->thread(acq->target(gi));
+      const bool locked = TryLock(there, *acq, gi);
+      const bool stepped = locked && step_there;
+      if (stepped) acq->step(there.shard(), gi);
+      const uint32_t home = acq->home;
+      there.Post(home, [acq = std::move(acq), gi, locked, stepped]() mutable {
+        Tried(std::move(acq), gi, locked, stepped ? gi : kNone);
+      });
+    });
+  }
+}
+
+void Acquire(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
+             std::shared_ptr<const LockSet> locks, LockedStep step, Task finish) {
+  MarkLocking(client, *locks, +1);
+  auto acq = std::make_shared<Acquisition>(Acquisition{&shards, self.id(), &sink, &client,
+                                                       std::move(locks), std::move(step),
+                                                       std::move(finish), client.exec_nested});
+  // Whole-shard locks (FLUSHALL, KEYS, EXEC of those) are rare: always in order.
+  if (acq->locks->whole) return StartOrdered(std::move(acq));
+  TryAll(std::move(acq));
 }
 
 }  // namespace
 
-KeyLocks::Keys LockSet::KeysOf(size_t gi) const {
-  KeyLocks::Keys keys;
-  if (whole) return keys;
-  const auto& args = groups->args[gi];
-  for (size_t i = 0; i < args.size(); i += width) keys.push_back(args[i]);
-  return keys;
-}
-
-std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups, size_t width) {
-  return std::make_shared<const LockSet>(LockSet{std::move(groups), width, false});
+std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups) {
+  return std::make_shared<const LockSet>(LockSet{std::move(groups), false});
 }
 
 std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set) {
-  auto groups = std::make_shared<KeyGroups>();
-  groups->shards = AllShards(set);
-  groups->args.resize(set.size());
-  groups->items.resize(set.size());
-  return std::make_shared<const LockSet>(LockSet{std::move(groups), 1, true});
+  return std::make_shared<const LockSet>(
+      LockSet{std::make_shared<const KeyGroups>(AllShards(set)), true});
 }
 
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked) {
@@ -107,15 +228,13 @@ void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locke
 
 void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
                  std::shared_ptr<const LockSet> locks, Task locked) {
-  MarkLocking(client, *locks, +1);
-  auto acq = std::make_shared<Acquisition>(Acquisition{
-      &shards, self.id(), &sink, &client, std::move(locks), std::move(locked), client.exec_nested});
-  uint32_t first = acq->locks->groups->shards[0];
-  if (first == self.id()) {
-    LockStep(std::move(acq), 0);
-  } else {
-    self.Post(first, [acq]() mutable { LockStep(std::move(acq), 0); });
-  }
+  Acquire(self, shards, client, sink, std::move(locks), nullptr, std::move(locked));
+}
+
+void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, LockedStep step,
+                     Task finish) {
+  Acquire(cmd.self, cmd.shards, cmd.client, cmd.sink, std::move(locks), std::move(step),
+          std::move(finish));
 }
 
 void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi) {

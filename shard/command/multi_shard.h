@@ -1,12 +1,21 @@
 #pragma once
 // Atomic commands across shards. A command whose keys live on several shards first locks
-// them shard by shard, in ascending shard order, then runs its steps (FanOut), and
-// releases each shard's locks in its last step there. No other command touches those
-// keys in between, so no client observes half of it.
+// them all, then runs its steps, and releases each shard's locks in its last step there.
+// No other command touches those keys in between, so no client observes half of it.
 //
-//   conn thread ─▶ shard 0: lock ─▶ shard 1: lock ─▶ … ─▶ conn thread: locked()
-//                   (waits in the shard's queue if the keys are busy)
-//   locked(): FanOut(step … ReleaseOn) ─▶ reply
+// Uncontended, the locks take one parallel hop: every shard is asked at once to lock
+// without waiting, and the first step runs as soon as all have said yes; with a single
+// other shard, that shard runs its step right where it locked, so the whole command is
+// one round trip.
+//
+//   conn thread: try-lock own keys ─▶ shard B: try-lock (+ step if B is the only other)
+//                                   ─▶ conn thread: step on the rest … ─▶ reply
+//
+// If a shard refuses (a key is held or awaited), what was taken is given back and the
+// locks are taken shard by shard in ascending order, waiting in each shard's queue;
+// that order keeps two commands from waiting for each other:
+//
+//   conn thread ─▶ shard 0: lock ─▶ shard 1: lock ─▶ … ─▶ conn thread: step on every shard
 //
 // Two shapes cover the commands: LockedFanOut (one step on every shard, which releases)
 // and LockedReadThenWrite (a read step, a decision on the connection's thread, a write
@@ -17,6 +26,7 @@
 // of the keys waits (Dispatcher::MustWait), so it reaches the shards after the locks and
 // queues behind them instead of overtaking the command. Other commands go ahead.
 
+#include <functional>
 #include <memory>
 #include <string_view>
 #include <type_traits>
@@ -29,45 +39,75 @@
 
 namespace rc {
 
-// What a multi-shard command locks: the keys of `groups` (shards ascending), every
-// `width`-th argument of each group being a key; or, with `whole`, every key of every
-// shard in `groups`.
+// What a multi-shard command locks: the keys of `groups`; or, with `whole`, every key of
+// every shard in `groups`.
 struct LockSet {
   std::shared_ptr<const KeyGroups> groups;
-  size_t width = 1;
   bool whole = false;
 
-  KeyLocks::Keys KeysOf(size_t gi) const;
+  KeyLocks::Keys KeysOf(size_t gi) const {
+    return whole ? KeyLocks::Keys() : groups->KeyHashes(gi);
+  }
 };
 
-std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups, size_t width);
+std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups);
 std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set);
+
+// A step of a locked command: runs on the thread of shard `groups->shards[gi]`, possibly on
+// several threads at once, so it touches only the shard it is given and immutable data.
+using LockedStep = std::function<void(Shard& shard, size_t gi)>;
 
 // Connection's thread: takes every lock of `locks`, then runs `locked` on this thread.
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked);
 void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
                  std::shared_ptr<const LockSet> locks, Task locked);
 
+// Connection's thread: takes every lock of `locks`, runs `step` on every locked shard,
+// then `finish` on this thread.
+void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, LockedStep step,
+                     Task finish);
+
 // On the thread of shard `locks.groups->shards[gi]`: releases what `locks` holds there and
 // runs the work that waited for it.
 void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi);
+
+// Lock, run `work(shard, gi)` → T on every shard (owner thread), then `done(results)` on
+// the connection's thread with the results in group order. Results travel home in
+// separate slots: the steps of different shards finish on different threads.
+template <typename T, typename Work, typename Done>
+void LockedSteps(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Work work, Done done) {
+  struct Slot {
+    T value;
+  };
+  struct Results {
+    std::vector<Slot> slots;
+    Done done;
+  };
+  auto results = std::make_shared<Results>(
+      Results{std::vector<Slot>(locks->groups->shards().size()), std::move(done)});
+  LockedStep step = [results, work](Shard& shard, size_t gi) {
+    results->slots[gi].value = work(shard, gi);
+  };
+  AcquireThenStep(cmd, std::move(locks), std::move(step), [results]() mutable {
+    std::vector<T> values;
+    values.reserve(results->slots.size());
+    for (Slot& s : results->slots) values.push_back(std::move(s.value));
+    std::move(results->done)(values);
+  });
+}
 
 // The common shape: lock, then one step on every shard that also releases, then `done`
 // with the results on the connection's thread.
 template <typename T, typename Work, typename Done>
 void LockedFanOut(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Work work, Done done) {
-  ShardThread* self = &cmd.self;
-  ShardSet* shards = &cmd.shards;
-  AcquireThen(cmd, locks, [self, shards, locks, work, done = std::move(done)]() mutable {
-    FanOut<T>(
-        *self, *shards, locks->groups->shards,
-        [locks, work](Shard& shard, size_t gi) {
-          T result = work(shard, gi);
-          ReleaseOn(shard, *locks, gi);
-          return result;
-        },
-        std::move(done));
-  });
+  LockedSteps<T>(
+      cmd, locks,
+      [locks, work](Shard& shard, size_t gi) {
+        T result = work(shard, gi);
+        ReleaseOn(shard, *locks, gi);
+        return result;
+      },
+      std::move(done));
 }
 
 // The two-phase shape of a command that must see every shard before it writes any
@@ -94,7 +134,7 @@ void LockedReadThenWrite(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Re
                   done = std::move(done)](std::vector<Read>& reads) mutable {
     auto plan = std::make_shared<Plan>(decide(reads));
     FanOut<bool>(
-        *self, *shards, locks->groups->shards,
+        *self, *shards, locks->groups->shards(),
         [locks, plan, write](Shard& shard, size_t gi) {
           write(shard, gi, *plan);
           ReleaseOn(shard, *locks, gi);
@@ -102,11 +142,7 @@ void LockedReadThenWrite(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Re
         },
         [plan, done = std::move(done)](std::vector<bool>&) mutable { done(*plan); });
   };
-  AcquireThen(
-      cmd, locks,
-      [self, shards, locks, read = std::move(read), decided = std::move(decided)]() mutable {
-        FanOut<Read>(*self, *shards, locks->groups->shards, std::move(read), std::move(decided));
-      });
+  LockedSteps<Read>(cmd, locks, std::move(read), std::move(decided));
 }
 
 }  // namespace rc

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace rc {
 
@@ -14,6 +15,11 @@ class ReplySink {
   virtual uint64_t Defer() = 0;
   // Delivers the RESP bytes for a reserved position; replies leave in request order.
   virtual void Fulfill(uint64_t slot, std::string resp) = 0;
+  // The same from bytes the caller keeps (a batch of replies from another shard): a sink
+  // that can copies them where they go without making a string of its own.
+  virtual void FulfillFrom(uint64_t slot, std::string_view resp) {
+    Fulfill(slot, std::string(resp));
+  }
   // The connection's multi-shard commands have all taken their locks: if it stopped
   // reading because a later command had to wait for that (Dispatcher::MustWait), it goes
   // on now.

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/entry_table.h"
 #include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/multi_shard.h"
@@ -123,9 +124,9 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       for (std::string_view k : keys) {
         if (seen.insert(k).second) unique.push_back(k);
       }
-      auto groups = std::make_shared<const KeyGroups>(
-          GroupKeys(*shards, ArgList(unique.data(), unique.size()), 0, 1));
-      locks = LockKeys(std::move(groups), 1);
+      auto groups =
+          std::make_shared<const KeyGroups>(*shards, ArgList(unique.data(), unique.size()), 0, 1);
+      locks = LockKeys(std::move(groups));
     }
     if (locks == nullptr) return CheckWatches();
     AcquireThen(*self, *shards, *client, *sink, locks,
@@ -145,14 +146,16 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       uint32_t s = 0;
       if (!OneShard(q, &s)) return false;
     }
-    auto unique = std::make_shared<std::vector<std::string_view>>();
-    absl::flat_hash_set<std::string_view> seen;
+    // The key locks know keys by hash; a key named twice is locked once.
+    auto unique = std::make_shared<std::vector<uint64_t>>();
+    absl::flat_hash_set<uint64_t> seen;
     for (std::string_view k : keys) {
-      if (seen.insert(k).second) unique->push_back(k);
+      const uint64_t h = HashKey(k);
+      if (seen.insert(h).second) unique->push_back(h);
     }
     const uint32_t home = self->id();
     ShardSet* set = shards;
-    // On the owner's thread; `tx` keeps the bytes `unique` views alive.
+    // On the owner's thread.
     auto run = [tx = shared_from_this(), set, owner, home]() {
       ShardThread& there = set->thread(owner);
       Shard& shard = there.shard();
@@ -295,7 +298,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     if (locks != nullptr) {
       std::shared_ptr<const LockSet> held = locks;
       FanOut<bool>(
-          *self, *shards, held->groups->shards,
+          *self, *shards, held->groups->shards(),
           [held](Shard& shard, size_t gi) {
             ReleaseOn(shard, *held, gi);
             return true;

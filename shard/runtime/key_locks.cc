@@ -2,29 +2,24 @@
 
 namespace rc {
 
-namespace {
-// Debian's Abseil has its own string_view; heterogeneous lookup takes that one.
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-}  // namespace
-
-bool KeyLocks::MayRun(const Keys& keys, bool whole) const {
+bool KeyLocks::MayRun(Keys keys, bool whole) const {
   if (whole_ > 0 || !whole_waiters_.empty()) return false;
   if (whole) return locked_.empty() && waiting_.empty();
-  for (std::string_view k : keys) {
-    if (locked_.contains(AV(k)) || waiters_of_.contains(AV(k))) return false;
+  for (uint64_t h : keys) {
+    if (locked_.contains(h) || waiters_of_.contains(h)) return false;
   }
   return true;
 }
 
-void KeyLocks::Lock(const Keys& keys, bool whole) {
+void KeyLocks::Lock(Keys keys, bool whole) {
   if (whole) {
     ++whole_;
     return;
   }
-  for (std::string_view k : keys) ++locked_[AV(k)];
+  for (uint64_t h : keys) ++locked_[h];
 }
 
-void KeyLocks::Unlock(const Keys& keys, bool whole) {
+void KeyLocks::Unlock(Keys keys, bool whole) {
   std::vector<uint64_t> candidates;
   if (whole) {
     // Rare (FLUSHALL, KEYS, DBSIZE): anyone may be free now.
@@ -32,11 +27,11 @@ void KeyLocks::Unlock(const Keys& keys, bool whole) {
       for (const auto& [seq, w] : waiting_) candidates.push_back(seq);
     }
   } else {
-    for (std::string_view k : keys) {
-      auto it = locked_.find(AV(k));
+    for (uint64_t h : keys) {
+      auto it = locked_.find(h);
       if (--it->second == 0) {
         locked_.erase(it);
-        AddFront(k, &candidates);
+        AddFront(h, &candidates);
       }
     }
     // A whole-shard waiter at the head may have been waiting for these keys.
@@ -47,20 +42,22 @@ void KeyLocks::Unlock(const Keys& keys, bool whole) {
 
 void KeyLocks::Enqueue(Keys keys, bool whole, Task task) {
   uint64_t seq = next_seq_++;
+  absl::InlinedVector<uint64_t, 4> hashes;
   if (whole) {
     whole_waiters_.insert(seq);
   } else {
-    for (std::string_view k : keys) {
-      auto& fifo = waiters_of_[AV(k)];
+    for (uint64_t h : keys) {
+      hashes.push_back(h);
+      auto& fifo = waiters_of_[h];
       // A key named twice by one waiter is queued once.
       if (fifo.empty() || fifo.back() != seq) fifo.push_back(seq);
     }
   }
-  waiting_.emplace(seq, Waiter{std::move(keys), whole, std::move(task)});
+  waiting_.emplace(seq, Waiter{std::move(hashes), whole, std::move(task)});
 }
 
-void KeyLocks::AddFront(std::string_view key, std::vector<uint64_t>* candidates) const {
-  auto it = waiters_of_.find(AV(key));
+void KeyLocks::AddFront(uint64_t key, std::vector<uint64_t>* candidates) const {
+  auto it = waiters_of_.find(key);
   if (it != waiters_of_.end()) candidates->push_back(it->second.front());
 }
 
@@ -68,9 +65,9 @@ bool KeyLocks::Runnable(uint64_t seq, const Waiter& w) const {
   if (whole_ > 0) return false;
   if (w.whole) return locked_.empty() && waiting_.begin()->first == seq;
   if (!whole_waiters_.empty() && *whole_waiters_.begin() < seq) return false;
-  for (std::string_view k : w.keys) {
-    if (locked_.contains(AV(k))) return false;
-    auto it = waiters_of_.find(AV(k));
+  for (uint64_t k : w.keys) {
+    if (locked_.contains(k)) return false;
+    auto it = waiters_of_.find(k);
     if (it->second.front() != seq) return false;
   }
   return true;
@@ -92,16 +89,15 @@ void KeyLocks::Wake(std::vector<uint64_t> candidates) {
     Waiter w = std::move(it->second);
     waiting_.erase(it);
     // Whoever is next in line after this waiter is worth a look once it has run (the
-    // task may lock some of those keys; Runnable() will say). Collected now: once the
-    // task has run, the bytes w.keys view may be gone.
+    // task may lock some of those keys; Runnable() will say).
     if (w.whole) {
       whole_waiters_.erase(seq);
       for (const auto& [s, other] : waiting_) candidates.push_back(s);
     } else {
-      for (std::string_view k : w.keys) {
-        auto f = waiters_of_.find(AV(k));
+      for (uint64_t k : w.keys) {
+        auto f = waiters_of_.find(k);
         if (f == waiters_of_.end() || f->second.front() != seq) continue;  // named twice
-        f->second.pop_front();
+        f->second.erase(f->second.begin());
         if (f->second.empty()) {
           waiters_of_.erase(f);
         } else {

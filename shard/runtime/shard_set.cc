@@ -18,6 +18,8 @@ ShardSet::ShardSet(size_t threads, const ServerState* server) {
 }
 
 void ShardSet::FlushOutbox(uint32_t from, Waker& waker) {
+  // Once handed over, a batch may already be running on its owner.
+  threads_[from]->hops().SealAll();
   threads_[from]->outbox().Flush(
       [this](uint32_t dest) -> Inbox& { return threads_[dest]->inbox(); }, waker);
 }

@@ -11,6 +11,7 @@
 
 #include "core/key_slot.h"
 #include "shard/command/command_stats.h"
+#include "shard/command/hop_batch.h"
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/pubsub.h"
@@ -23,7 +24,7 @@ namespace rc {
 class ShardThread {
  public:
   ShardThread(uint32_t id, size_t threads, const ServerState* server)
-      : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads) {
+      : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads), hops_(threads) {
     shard_.set_event_listener(&events_);
     shard_.set_command_stats(&command_stats_);
   }
@@ -40,9 +41,15 @@ class ShardThread {
   PubSub& pubsub() { return pubsub_; }
   // Keyspace events raised on this thread, published once per loop turn.
   KeyEvents& events() { return events_; }
-  // Owner thread: queue `task` to run on thread `dest` at its next turn.
-  void Post(uint32_t dest, Task task) { outbox_.Add(dest, std::move(task)); }
+  // Owner thread: queue `task` to run on thread `dest` at its next turn. It goes after
+  // every command batched for `dest` so far, so the batch takes no more.
+  void Post(uint32_t dest, Task task) {
+    hops_.Seal(dest);
+    outbox_.Add(dest, std::move(task));
+  }
   Outbox& outbox() { return outbox_; }
+  // Owner thread: the batches of commands this thread sends to their keys' owners.
+  HopLanes& hops() { return hops_; }
   // Any thread may push; the owner drains.
   Inbox& inbox() { return inbox_; }
 
@@ -58,6 +65,7 @@ class ShardThread {
   Shard shard_;
   KeyEvents events_;
   Outbox outbox_;
+  HopLanes hops_;
   Inbox inbox_;
   std::vector<Task> draining_;
 };

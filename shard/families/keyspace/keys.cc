@@ -34,13 +34,13 @@ void CountKeys(ShardCmd& cmd) {
 
 template <KeyCounter Count>
 void CountKeysCoord(CoordCmd& cmd) {
-  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 1, 1);
   DeferredReply out(cmd);
   LockedFanOut<int64_t>(
-      cmd, LockKeys(groups, 1),
+      cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
         int64_t n = 0;
-        for (const auto& key : groups->args[gi]) n += Count(shard, key);
+        for (const auto& key : groups->Args(gi)) n += Count(shard, key);
         return n;
       },
       [out](std::vector<int64_t>& counts) {
@@ -75,8 +75,8 @@ void RenameNx(ShardCmd& cmd) { RenameGeneric(cmd, true); }
 // take the value off the source shard, store it on the destination's, release both.
 void RenameAcross(CoordCmd& cmd, bool nx) {
   // Group 0 or 1 is the source, whichever shard sorts first.
-  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
-  const size_t src = groups->items[0][0] == 0 ? 0 : 1;
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 1, 1);
+  const size_t src = groups->Items(0)[0] == 0 ? 0 : 1;
   const size_t dst = 1 - src;
   auto src_key = std::make_shared<const std::string>(cmd.args[1]);
   auto dst_key = std::make_shared<const std::string>(cmd.args[2]);
@@ -94,7 +94,7 @@ void RenameAcross(CoordCmd& cmd, bool nx) {
   };
   DeferredReply out(cmd);
   LockedReadThenWrite(
-      cmd, LockKeys(groups, 1),
+      cmd, LockKeys(groups),
       // RENAMENX must not take the source when the destination exists; with both keys
       // locked nobody sees the source missing in between, and it goes back when refused.
       [=](Shard& shard, size_t gi) {

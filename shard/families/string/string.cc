@@ -257,20 +257,20 @@ void MGet(ShardCmd& cmd) {
 }
 
 void MGetCoord(CoordCmd& cmd) {
-  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 1));
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 1, 1);
   DeferredReply out(cmd);
   LockedFanOut<std::vector<MaybeString>>(
-      cmd, LockKeys(groups, 1),
+      cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
         std::vector<MaybeString> values;
-        for (const auto& key : groups->args[gi]) values.push_back(ReadForMGet(shard, key));
+        for (const auto& key : groups->Args(gi)) values.push_back(ReadForMGet(shard, key));
         return values;
       },
       [groups, out](std::vector<std::vector<MaybeString>>& parts) {
-        std::vector<MaybeString> values(groups->item_count);
+        std::vector<MaybeString> values(groups->item_count());
         for (size_t gi = 0; gi < parts.size(); ++gi) {
           for (size_t k = 0; k < parts[gi].size(); ++k) {
-            values[groups->items[gi][k]] = std::move(parts[gi][k]);
+            values[groups->Items(gi)[k]] = std::move(parts[gi][k]);
           }
         }
         out.Send([&](ReplyBuilder& rb) { ReplyMGet(rb, values); });
@@ -293,12 +293,12 @@ void MSet(ShardCmd& cmd) {
 
 void MSetCoord(CoordCmd& cmd) {
   if (!PairsOk(cmd.args, "mset", cmd.reply)) return;
-  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 1, 2);
   DeferredReply out(cmd);
   LockedFanOut<bool>(
-      cmd, LockKeys(groups, 2),
+      cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
-        const auto& kv = groups->args[gi];
+        const auto& kv = groups->Args(gi);
         for (size_t i = 0; i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
         return true;
       },
@@ -320,12 +320,12 @@ void MSetNx(ShardCmd& cmd) {
 // none existed) and release.
 void MSetNxCoord(CoordCmd& cmd) {
   if (!PairsOk(cmd.args, "msetnx", cmd.reply)) return;
-  auto groups = std::make_shared<const KeyGroups>(GroupKeys(cmd.shards, cmd.args, 1, 2));
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 1, 2);
   DeferredReply out(cmd);
   LockedReadThenWrite(
-      cmd, LockKeys(groups, 2),
+      cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
-        const auto& kv = groups->args[gi];
+        const auto& kv = groups->Args(gi);
         for (size_t i = 0; i < kv.size(); i += 2) {
           if (shard.Find(kv[i]) != nullptr) return true;
         }
@@ -337,7 +337,7 @@ void MSetNxCoord(CoordCmd& cmd) {
         return write;
       },
       [groups](Shard& shard, size_t gi, bool write) {
-        const auto& kv = groups->args[gi];
+        const auto& kv = groups->Args(gi);
         for (size_t i = 0; write && i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
       },
       [out](bool write) { out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); }); });

@@ -44,17 +44,17 @@ using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
 // (an empty result deletes it) and replies: the count stored, or the members.
 void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, bool store,
                       Extract extract, Combine combine) {
-  auto groups = std::make_shared<const KeyGroups>(
-      GroupKeys(cmd.shards, ArgList(keys.data(), keys.size()), 0, 1));
+  auto groups =
+      std::make_shared<const KeyGroups>(cmd.shards, ArgList(keys.data(), keys.size()), 0, 1);
   auto ex = std::make_shared<const Extract>(std::move(extract));
   const size_t first_source = store ? 1 : 0;
   // On each shard: copies of its sources, in its group's order.
   auto read = [groups, ex, first_source](Shard& shard, size_t gi) {
-    const auto& items = groups->items[gi];
+    const auto& items = groups->Items(gi);
     std::vector<SourceRead> reads(items.size());
     for (size_t k = 0; k < items.size(); ++k) {
       if (items[k] < first_source) continue;
-      Entry* e = shard.FindForRead(groups->args[gi][k]);
+      Entry* e = shard.FindForRead(groups->Args(gi)[k]);
       if (e == nullptr) continue;
       if (e->type() != ValueType::kZSet) {
         reads[k].wrongtype = true;
@@ -68,10 +68,10 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
   // On this thread: the sources in argument order, combined.
   auto outcome = [groups, first_source,
                   combine = std::move(combine)](std::vector<std::vector<SourceRead>>& parts) {
-    std::vector<SourceRead> sources(groups->item_count - first_source);
+    std::vector<SourceRead> sources(groups->item_count() - first_source);
     for (size_t gi = 0; gi < parts.size(); ++gi) {
       for (size_t k = 0; k < parts[gi].size(); ++k) {
-        size_t item = groups->items[gi][k];
+        size_t item = groups->Items(gi)[k];
         if (item >= first_source) sources[item - first_source] = std::move(parts[gi][k]);
       }
     }
@@ -80,8 +80,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
   DeferredReply out(cmd);
   if (!store) {
     return LockedFanOut<std::vector<SourceRead>>(
-        cmd, LockKeys(groups, 1), read,
-        [out, outcome](std::vector<std::vector<SourceRead>>& parts) {
+        cmd, LockKeys(groups), read, [out, outcome](std::vector<std::vector<SourceRead>>& parts) {
           Outcome o = outcome(parts);
           out.Send([&](ReplyBuilder& rb) {
             if (!o.error.empty()) return rb.Error(o.error);
@@ -92,12 +91,12 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
         });
   }
   LockedReadThenWrite(
-      cmd, LockKeys(groups, 1), read, outcome,
+      cmd, LockKeys(groups), read, outcome,
       [groups](Shard& shard, size_t gi, const Outcome& o) {
         // Items are in argument order within a group: item 0 (the destination) leads its
         // group.
-        if (o.error.empty() && groups->items[gi][0] == 0) {
-          shard.Store(groups->args[gi][0],
+        if (o.error.empty() && groups->Items(gi)[0] == 0) {
+          shard.Store(groups->Args(gi)[0],
                       Value(BuildZSet(o.members, o.incremental, o.known_length)));
         }
       },

@@ -7,38 +7,51 @@
 #include <string>
 #include <vector>
 
+#include "core/entry_table.h"
 #include "gtest/gtest.h"
 
 namespace rc {
 namespace {
+
+// The locks know keys by hash, as the dispatcher hands them over.
+std::vector<uint64_t> K(std::initializer_list<std::string_view> keys) {
+  std::vector<uint64_t> out;
+  for (std::string_view k : keys) out.push_back(HashKey(k));
+  return out;
+}
+std::vector<uint64_t> H(const std::vector<std::string>& keys) {
+  std::vector<uint64_t> out;
+  for (const std::string& k : keys) out.push_back(HashKey(k));
+  return out;
+}
 
 using Keys = KeyLocks::Keys;
 
 TEST(KeyLocks, IdleUntilSomethingIsLocked) {
   KeyLocks locks;
   EXPECT_TRUE(locks.Idle());
-  EXPECT_TRUE(locks.MayRun({"a"}, false));
-  locks.Lock({"a", "b"}, false);
+  EXPECT_TRUE(locks.MayRun(K({"a"}), false));
+  locks.Lock(K({"a", "b"}), false);
   EXPECT_FALSE(locks.Idle());
-  EXPECT_FALSE(locks.MayRun({"a"}, false));
-  EXPECT_FALSE(locks.MayRun({"x", "b"}, false));
-  EXPECT_TRUE(locks.MayRun({"c"}, false));
+  EXPECT_FALSE(locks.MayRun(K({"a"}), false));
+  EXPECT_FALSE(locks.MayRun(K({"x", "b"}), false));
+  EXPECT_TRUE(locks.MayRun(K({"c"}), false));
   EXPECT_FALSE(locks.MayRun({}, true));  // a whole-shard lock needs every key free
-  locks.Unlock({"a", "b"}, false);
+  locks.Unlock(K({"a", "b"}), false);
   EXPECT_TRUE(locks.Idle());
 }
 
 TEST(KeyLocks, WaitersRunInArrivalOrderPerKey) {
   KeyLocks locks;
   std::vector<std::string> ran;
-  locks.Lock({"k"}, false);
-  locks.Enqueue({"k"}, false, [&] { ran.push_back("first"); });
-  locks.Enqueue({"k", "j"}, false, [&] { ran.push_back("second"); });
+  locks.Lock(K({"k"}), false);
+  locks.Enqueue(K({"k"}), false, [&] { ran.push_back("first"); });
+  locks.Enqueue(K({"k", "j"}), false, [&] { ran.push_back("second"); });
   // "j" is named by waiting work: later work on "j" must wait behind it.
-  EXPECT_FALSE(locks.MayRun({"j"}, false));
-  EXPECT_TRUE(locks.MayRun({"other"}, false));
+  EXPECT_FALSE(locks.MayRun(K({"j"}), false));
+  EXPECT_TRUE(locks.MayRun(K({"other"}), false));
   EXPECT_TRUE(ran.empty());
-  locks.Unlock({"k"}, false);
+  locks.Unlock(K({"k"}), false);
   EXPECT_EQ(ran, (std::vector<std::string>{"first", "second"}));
   EXPECT_TRUE(locks.Idle());
 }
@@ -46,16 +59,16 @@ TEST(KeyLocks, WaitersRunInArrivalOrderPerKey) {
 TEST(KeyLocks, AWaiterThatLocksBlocksThoseBehindIt) {
   KeyLocks locks;
   std::vector<std::string> ran;
-  locks.Lock({"k"}, false);
+  locks.Lock(K({"k"}), false);
   // The first waiter takes the lock itself (as a multi-shard command's lock step does).
-  locks.Enqueue({"k"}, false, [&] {
+  locks.Enqueue(K({"k"}), false, [&] {
     ran.push_back("locker");
-    locks.Lock({"k"}, false);
+    locks.Lock(K({"k"}), false);
   });
-  locks.Enqueue({"k"}, false, [&] { ran.push_back("reader"); });
-  locks.Unlock({"k"}, false);
+  locks.Enqueue(K({"k"}), false, [&] { ran.push_back("reader"); });
+  locks.Unlock(K({"k"}), false);
   EXPECT_EQ(ran, (std::vector<std::string>{"locker"}));
-  locks.Unlock({"k"}, false);
+  locks.Unlock(K({"k"}), false);
   EXPECT_EQ(ran, (std::vector<std::string>{"locker", "reader"}));
 }
 
@@ -63,20 +76,20 @@ TEST(KeyLocks, WholeShardLockBlocksEverything) {
   KeyLocks locks;
   std::vector<int> ran;
   locks.Lock({}, true);
-  EXPECT_FALSE(locks.MayRun({"any"}, false));
-  locks.Enqueue({"a"}, false, [&] { ran.push_back(1); });
+  EXPECT_FALSE(locks.MayRun(K({"any"}), false));
+  locks.Enqueue(K({"a"}), false, [&] { ran.push_back(1); });
   locks.Enqueue({}, true, [&] { ran.push_back(2); });
-  locks.Enqueue({"b"}, false, [&] { ran.push_back(3); });
+  locks.Enqueue(K({"b"}), false, [&] { ran.push_back(3); });
   // Queued whole-shard work blocks everything that arrives after it.
-  EXPECT_FALSE(locks.MayRun({"zzz"}, false));
+  EXPECT_FALSE(locks.MayRun(K({"zzz"}), false));
   locks.Unlock({}, true);
   EXPECT_EQ(ran, (std::vector<int>{1, 2, 3}));
 }
 
 TEST(KeyLocks, DuplicateKeysCountTwice) {
   KeyLocks locks;
-  locks.Lock({"a", "a"}, false);
-  locks.Unlock({"a", "a"}, false);
+  locks.Lock(K({"a", "a"}), false);
+  locks.Unlock(K({"a", "a"}), false);
   EXPECT_TRUE(locks.Idle());
 }
 
@@ -106,7 +119,7 @@ TEST(KeyLocks, RandomScheduleKeepsPerKeyArrivalOrder) {
       }
       ++started;
       if (locker) {
-        KeyLocks::Keys views(keys.begin(), keys.end());
+        std::vector<uint64_t> views = H(keys);
         locks.Lock(views, false);
         for (const auto& k : keys) ++held[k];
         holding.push_back(keys);
@@ -119,7 +132,7 @@ TEST(KeyLocks, RandomScheduleKeepsPerKeyArrivalOrder) {
         std::vector<std::string> keys = holding[i];
         holding.erase(holding.begin() + i);
         for (const auto& k : keys) --held[k];
-        KeyLocks::Keys views(keys.begin(), keys.end());
+        std::vector<uint64_t> views = H(keys);
         locks.Unlock(views, false);
         continue;
       }
@@ -128,7 +141,7 @@ TEST(KeyLocks, RandomScheduleKeepsPerKeyArrivalOrder) {
       for (size_t j = 0; j < n; ++j) keys->push_back(names[rng() % names.size()]);
       bool locker = rng() % 2 == 0;
       int id = arrivals++;
-      KeyLocks::Keys views(keys->begin(), keys->end());
+      std::vector<uint64_t> views = H(*keys);
       const std::vector<std::string>* k = keys.get();
       storage.push_back(std::move(keys));
       if (locks.MayRun(views, false)) {
@@ -141,7 +154,7 @@ TEST(KeyLocks, RandomScheduleKeepsPerKeyArrivalOrder) {
       std::vector<std::string> keys = holding.back();
       holding.pop_back();
       for (const auto& k : keys) --held[k];
-      KeyLocks::Keys views(keys.begin(), keys.end());
+      std::vector<uint64_t> views = H(keys);
       locks.Unlock(views, false);
     }
     EXPECT_EQ(started, arrivals);

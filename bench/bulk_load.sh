@@ -1,0 +1,37 @@
+#!/bin/bash
+# Memory per key of a bulk load through one connection, the way users load a cache:
+# 1M `SET key:%08d <32 bytes>` fed by `redis-cli --pipe` into ringcache --threads 1,
+# --threads 2 and redis-server in turn; prints each one's RSS growth divided by 1M.
+#
+#   bash bench/bulk_load.sh build/ringcache
+set -euo pipefail
+bin=${1:-build/ringcache}
+port=${PORT:-7711}
+data=$(mktemp)
+trap 'rm -f "$data"' EXIT
+python3 - > "$data" <<'PY'
+import sys
+value = "x" * 32
+sys.stdout.write("".join(
+    "*3\r\n$3\r\nSET\r\n$12\r\nkey:%08d\r\n$32\r\n%s\r\n" % (i, value) for i in range(1000000)))
+PY
+rss() { awk '/VmRSS/ { print $2 * 1024 }' "/proc/$1/status"; }
+measure() {  # pid: waits for the server, loads, prints bytes per key, stops it
+  until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.1; done
+  local before after
+  before=$(rss "$1")
+  redis-cli -p "$port" --pipe < "$data" >/dev/null
+  sleep 0.5
+  after=$(rss "$1")
+  echo $(( (after - before) / 1000000 ))
+  kill "$1"
+  wait "$1" 2>/dev/null || true
+}
+line=""
+for t in 1 2; do
+  "$bin" --port "$port" --threads "$t" >/dev/null 2>&1 &
+  line="$line ringcache-t$t=$(measure $!)B"
+done
+redis-server --port "$port" --save "" --appendonly no >/dev/null 2>&1 &
+line="$line redis=$(measure $!)B"
+echo "bytes per key:$line"
