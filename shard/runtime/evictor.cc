@@ -240,7 +240,9 @@ void Evictor::Fit() {
 
 bool Evictor::Unlocked(const Entry* e) const {
   KeyLocks& locks = shard_.locks_;
-  return locks.Idle() || locks.MayRun({e->key()}, false);
+  if (locks.Idle()) return true;
+  const uint64_t hash = HashKey(e->key());
+  return locks.MayRun({&hash, 1}, false);
 }
 
 size_t Evictor::Remove(Entry* e) { return shard_.EvictEntry(e); }

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/entry_table.h"
 #include "core/zset.h"
 #include "gtest/gtest.h"
 #include "shard/runtime/shard.h"
@@ -146,8 +147,8 @@ TEST_F(EvictorTest, LruEmptiesTheShardWhenAsked) {
 
 TEST_F(EvictorTest, LockedKeysStay) {
   Fill(50);
-  std::vector<std::string> held = {Key(7), Key(8)};
-  KeyLocks::Keys keys(held.begin(), held.end());
+  const std::vector<uint64_t> held = {HashKey(Key(7)), HashKey(Key(8))};
+  KeyLocks::Keys keys(held);
   shard_.locks().Lock(keys, false);
   for (EvictionPolicy p : {EvictionPolicy::kAllKeysLru, EvictionPolicy::kAllKeysRandom}) {
     for (int i = 0; i < 200; ++i) Evict(p, 1 << 20);
