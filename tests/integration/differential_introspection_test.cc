@@ -235,9 +235,10 @@ TEST_P(DiffIntrospectionTest, LatencyDoctorHistoryGraph) {
     Client::ReplyPtr g = c->RawCmd({"LATENCY", "GRAPH", "command"});
     ASSERT_TRUE(g && g->type == REDIS_REPLY_STRING);
     std::string graph(g->str, g->len);
-    // The header line is Redis's; the chart under it is drawn in ringcache's own way.
+    // The header line is Redis's; the chart under it is drawn in ringcache's own way. (A
+    // loaded machine may stretch the 20 ms sleep: the history above checks its floor.)
     EXPECT_TRUE(std::regex_search(
-        graph, std::regex(R"(^command - high 2\d ms, low 2\d ms \(all time high 2\d ms\)\n-{80}\n)")))
+        graph, std::regex(R"(^command - high \d+ ms, low \d+ ms \(all time high \d+ ms\)\n-{80}\n)")))
         << graph;
   }
   Same({"LATENCY", "RESET"});
