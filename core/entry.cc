@@ -71,6 +71,17 @@ EntryPtr Entry::Remake(Entry& e, std::string_view key, bool with_ttl, size_t cap
   return out;
 }
 
+EntryPtr Entry::Copy(const Entry& e, std::string_view key) {
+  EntryPtr out;
+  if (e.type() == ValueType::kString) {
+    out = MakeString(key, e.str(), 0, e.has_ttl());
+  } else {
+    out = MakeValue(key, Value::CloneObject(e.type(), e.object()), e.has_ttl());
+  }
+  if (e.has_ttl()) out->set_deadline(e.deadline());
+  return out;
+}
+
 int64_t Entry::deadline() const {
   int64_t v;
   std::memcpy(&v, Base() + LengthsEnd(), 8);

@@ -46,6 +46,10 @@ class Entry {
   // index are copied when both have them. A string is copied; an object moves to the new
   // entry (`e` is left owning none).
   static EntryPtr Remake(Entry& e, std::string_view key, bool with_ttl, size_t capacity = 0);
+  // A copy of `e` under `key` (COPY): a string's bytes, or its object cloned through the
+  // value layer (Value::Clone); with the TTL fields and deadline when `e` has them. `e` is
+  // left as it was.
+  static EntryPtr Copy(const Entry& e, std::string_view key);
   // Remake under the same key (adding or removing the TTL fields, growing a string).
   static EntryPtr Reshape(Entry& e, bool with_ttl, size_t capacity = 0) {
     return Remake(e, e.key(), with_ttl, capacity);

@@ -17,6 +17,7 @@ struct Kind {
   size_t (*bytes)(const void*) = nullptr;
   size_t (*free_effort)(const void*) = nullptr;
   size_t (*size)(const void*) = nullptr;
+  void* (*clone)(const void*) = nullptr;
   void (*destroy)(void*) = nullptr;
 };
 
@@ -28,6 +29,7 @@ constexpr Kind KindOf(std::string_view name) {
       [](const void* p) -> size_t { return static_cast<const T*>(p)->MemoryBytes(); },
       [](const void* p) -> size_t { return static_cast<const T*>(p)->FreeEffort(); },
       [](const void* p) -> size_t { return static_cast<const T*>(p)->size(); },
+      [](const void* p) -> void* { return static_cast<const T*>(p)->Clone().release(); },
       [](void* p) { delete static_cast<T*>(p); },
   };
 }
@@ -51,6 +53,10 @@ size_t Value::MemoryBytes() const { return obj_ ? KindFor(type_).bytes(obj_) : 0
 size_t Value::FreeEffort() const { return obj_ ? KindFor(type_).free_effort(obj_) : 0; }
 
 bool Value::empty() const { return obj_ == nullptr || KindFor(type_).size(obj_) == 0; }
+
+Value Value::CloneObject(ValueType type, const void* obj) {
+  return obj != nullptr ? Value(type, KindFor(type).clone(obj)) : Value();
+}
 
 void Value::Reset() {
   if (obj_ != nullptr) KindFor(type_).destroy(std::exchange(obj_, nullptr));

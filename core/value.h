@@ -8,12 +8,14 @@
 //   bytes        what the allocator holds for it: MEMORY USAGE, used_memory
 //   free effort  blocks to free: above lazyfree-threshold it is freed off the shard thread
 //   size         elements; a change that leaves none deletes the key, as in Redis
+//   clone        an independent deep copy, same encoding (COPY)
 //   destroy
 //
-// Moving a value (RENAME, a key crossing shards) moves the pointer, never the object.
+// Moving a value (RENAME, a key crossing shards) moves the pointer, never the object;
+// COPY clones it (Value::Clone, Entry::Copy).
 //
-// Adding a type: its class in core/ (satisfying ValueObject), a ValueType, a
-// ValueTraits specialization below, and its row in value.cc.
+// Adding a type: its class in core/ (satisfying ValueObject, `Clone()` included), a
+// ValueType, a ValueTraits specialization below, and its row in value.cc.
 
 #include <cassert>
 #include <concepts>
@@ -47,6 +49,10 @@ concept ValueObject = requires(const T& v) {
   { v.MemoryBytes() } -> std::convertible_to<size_t>;
   { v.Encoding() } -> std::convertible_to<std::string_view>;
   { v.FreeEffort() } -> std::convertible_to<size_t>;
+  // A deep copy that shares nothing with `v` and keeps its encoding, as Redis's COPY
+  // (dupStringObject, zsetDup, ...) does; called on the owner's thread, the copy may then
+  // travel to another shard's.
+  { v.Clone() } -> std::same_as<std::unique_ptr<T>>;
 };
 
 // What TYPE replies and SCAN's TYPE option matches.
@@ -84,6 +90,10 @@ class Value {
 
   size_t MemoryBytes() const;
   size_t FreeEffort() const;
+  // A deep copy of the object (COPY); an empty Value for an empty one.
+  Value Clone() const { return CloneObject(type_, obj_); }
+  // A deep copy of an object of type `type` that something else owns (an entry's).
+  static Value CloneObject(ValueType type, const void* obj);
   bool empty() const;
   void Reset();
 

@@ -15,6 +15,10 @@
 #include "core/zset.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <new>
 
 #include "core/intrusive_table.h"
 #include "core/zset_compact.h"
@@ -77,6 +81,27 @@ ZSet::~ZSet() {
 size_t ZSet::size() const {
   if (big_ != nullptr) return big_->index.size();
   return small_ ? Compact::Count(small_) : 0;
+}
+
+std::unique_ptr<ZSet> ZSet::Clone() const {
+  auto z = std::make_unique<ZSet>();
+  if (small_ != nullptr) {
+    // The block is exactly its used bytes (Compact::Insert reallocates to fit).
+    const uint32_t used = Compact::Used(small_);
+    z->small_ = static_cast<char*>(std::malloc(used));
+    if (z->small_ == nullptr) throw std::bad_alloc();
+    std::memcpy(z->small_, small_, used);
+  } else if (big_ != nullptr) {
+    z->ToBig();
+    // In order, so each insert lands at the tree's right edge.
+    for (Iterator it = AtRank(0); it.Valid(); it.Next()) {
+      Node* n = Node::Make(it.member(), it.score());
+      z->big_->index.Insert(n, HashMember(it.member()));
+      z->big_->tree.Insert(n);
+      z->big_->tree.AddMemberBytes(ChunkBytes(n));
+    }
+  }
+  return z;
 }
 
 // Redis's zsetConvert: every member moves into a node, in order, and the block goes.

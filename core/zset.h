@@ -47,6 +47,8 @@ class ZSet {
   ZSet& operator=(const ZSet&) = delete;
 
   size_t size() const;
+  // A deep copy in the same encoding (COPY; Redis's zsetDup keeps a skiplist a skiplist).
+  std::unique_ptr<ZSet> Clone() const;
   // Whether the set is in the compact encoding (Redis: listpack), else big (skiplist).
   bool compact() const { return big_ == nullptr; }
 

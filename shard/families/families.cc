@@ -5,6 +5,7 @@ namespace rc {
 // Each family registers its rows from its own folder (shard/families/<family>/); a new
 // family is one declaration and one call here.
 void RegisterStringCommands(CommandTable& table);
+void RegisterBitmapCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
@@ -20,6 +21,7 @@ void RegisterObjectCommands(CommandTable& table);
 CommandTable BuildCommandTable() {
   CommandTable table;
   RegisterStringCommands(table);
+  RegisterBitmapCommands(table);
   RegisterKeyspaceCommands(table);
   RegisterExpireCommands(table);
   RegisterZSetCommands(table);

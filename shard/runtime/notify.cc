@@ -66,12 +66,12 @@ std::string FormatNotifyFlags(int64_t flags) {
   return out;
 }
 
-void KeyEvents::Note(NotifyFlag kind, std::string_view key) {
+void KeyEvents::Note(int64_t type_class, std::string_view name, std::string_view key) {
   int64_t flags = server_->config.notify_keyspace_events;
-  if (!(flags & kind) || !(flags & (kNotifyKeyspace | kNotifyKeyevent))) return;
+  if (!(flags & type_class) || !(flags & (kNotifyKeyspace | kNotifyKeyevent))) return;
   // Nobody anywhere listens: skip the work (the common case).
   if (server_->pubsub_subscriptions.load(std::memory_order_relaxed) == 0) return;
-  pending_.push_back(Event{kind, std::string(key)});
+  pending_.push_back(Event{name, std::string(key)});
 }
 
 void KeyEvents::Flush(ShardThread& self, ShardSet& shards) {
@@ -83,7 +83,7 @@ void KeyEvents::Flush(ShardThread& self, ShardSet& shards) {
       self, shards, AllShards(shards),
       [events, flags](ShardThread& thread, size_t) {
         for (const Event& e : *events) {
-          const std::string_view name = e.kind == kNotifyExpired ? "expired" : "evicted";
+          const std::string_view name = e.name;
           // Redis's order: the keyspace channel first, then the keyevent one.
           if (flags & kNotifyKeyspace) {
             thread.pubsub().Publish(StrCat("__keyspace@0__:", e.key), name);

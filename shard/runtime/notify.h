@@ -1,9 +1,10 @@
 #pragma once
-// Keyspace notifications for expired and evicted keys (notify-keyspace-events with x or
-// e, and K and/or E). A shard that expires or evicts keys collects them during its loop
-// turn; Flush() then hands the batch to every thread, and each thread publishes to its
-// own subscribers, so a subscriber to __keyevent@0__:expired hears each expired key
-// exactly once, whichever shard expired it.
+// Keyspace notifications (notify-keyspace-events: a class such as x, e, $ or g, and K
+// and/or E): expired and evicted keys, and the events commands raise through
+// Shard::Notify. A shard collects its events during its loop turn; Flush() then hands the
+// batch to every thread, and each thread publishes to its own subscribers, so a
+// subscriber to __keyevent@0__:expired hears each expired key exactly once, whichever
+// shard expired it.
 
 #include <string>
 #include <string_view>
@@ -44,17 +45,24 @@ class KeyEvents final : public KeyEventListener {
  public:
   explicit KeyEvents(const ServerState* server) : server_(server) {}
   // Shard thread.
-  void OnExpired(uint32_t shard, std::string_view key) override { Note(kNotifyExpired, key); }
-  void OnEvicted(uint32_t shard, std::string_view key) override { Note(kNotifyEvicted, key); }
+  void OnExpired(uint32_t shard, std::string_view key) override {
+    Note(kNotifyExpired, "expired", key);
+  }
+  void OnEvicted(uint32_t shard, std::string_view key) override {
+    Note(kNotifyEvicted, "evicted", key);
+  }
+  void OnKeyEvent(int64_t type_class, std::string_view event, std::string_view key) override {
+    Note(type_class, event, key);
+  }
   // Owner thread, once per loop turn: publishes this turn's events on every thread.
   void Flush(ShardThread& self, ShardSet& shards);
 
  private:
   struct Event {
-    NotifyFlag kind;  // kNotifyExpired or kNotifyEvicted
+    std::string_view name;  // a literal
     std::string key;
   };
-  void Note(NotifyFlag kind, std::string_view key);
+  void Note(int64_t type_class, std::string_view name, std::string_view key);
 
   const ServerState* server_;
   std::vector<Event> pending_;

@@ -54,13 +54,15 @@ enum class TtlMode {
   kSet,    // SET EX/PX/EXAT/PXAT, SETEX: the TTL becomes the given deadline
 };
 
-// Told about every key that expires (actively or lazily) or is evicted, on the shard's
-// thread.
+// Told about every key that expires (actively or lazily) or is evicted, and about the
+// keyspace events commands raise (Shard::Notify), on the shard's thread.
 class KeyEventListener {
  public:
   virtual ~KeyEventListener() = default;
   virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
   virtual void OnEvicted(uint32_t shard, std::string_view key) = 0;
+  // `event` names a static string (a literal).
+  virtual void OnKeyEvent(int64_t type_class, std::string_view event, std::string_view key) = 0;
 };
 
 class ValueUpdate;
@@ -127,6 +129,12 @@ class Shard {
   // Mean remaining TTL in ms over a sample of keys with a TTL (INFO's avg_ttl).
   int64_t SampleAvgTtl(int64_t now_ms);
   void set_event_listener(KeyEventListener* l) { event_listener_ = l; }
+  // Redis's notifyKeyspaceEvent for a command's change: `event` (a string literal such as
+  // "setbit", Redis's name) of class `type_class` (a NotifyFlag, shard/runtime/notify.h)
+  // happened to `key`. Published at the end of the loop turn to whoever subscribed.
+  void Notify(int64_t type_class, std::string_view event, std::string_view key) {
+    if (event_listener_ != nullptr) event_listener_->OnKeyEvent(type_class, event, key);
+  }
 
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }

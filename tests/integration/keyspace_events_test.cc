@@ -296,7 +296,39 @@ TEST_P(KeyspaceEventsTest, SubscribersLeavingWhileKeysExpire) {
 
 INSTANTIATE_TEST_SUITE_P(Threads, KeyspaceEventsTest, ::testing::Values(1, 2, 3), ThreadsName);
 
-class DiffKeyspaceEventsTest : public DiffTest {};
+class DiffKeyspaceEventsTest : public DiffTest {
+ protected:
+  // A subscriber to every keyspace and keyevent channel on each server.
+  void Subscribe() {
+    redis_sub_ = NewRaw(redis_->port());
+    rc_sub_ = NewRaw(rc_->port());
+    ASSERT_TRUE(redis_sub_ && rc_sub_);
+    const std::string psub = EncodeCommand({"PSUBSCRIBE", "__key*@0__:*"});
+    ASSERT_TRUE(redis_sub_->Send(psub) && rc_sub_->Send(psub));
+    EXPECT_EQ(rc_sub_->ReadReply(), redis_sub_->ReadReply());
+  }
+  // Every frame each subscriber got so far must be the same: `events` of them.
+  void ExpectSameEvents(size_t events) {
+    const std::string ping = EncodeCommand({"PING", "sync"});
+    // Once the PING's answer is in, every event is (PUBLISH-style delivery, same thread).
+    ASSERT_TRUE(redis_sub_->Send(ping));
+    std::vector<std::string> want;
+    for (;;) {
+      std::string r = redis_sub_->ReadReply();
+      want.push_back(r);
+      if (r == "*[$pong,$sync]" || r[0] == '!') break;
+    }
+    ASSERT_EQ(want.size(), events + 1);
+    // ringcache publishes from the owning shard at the end of its loop turn: wait for all
+    // events, then the PING.
+    std::vector<std::string> got = rc_sub_->ReadReplies(events, kEventually);
+    ASSERT_TRUE(rc_sub_->Send(ping));
+    got.push_back(rc_sub_->ReadReply());
+    EXPECT_EQ(got, want);
+  }
+
+  std::unique_ptr<RawConn> redis_sub_, rc_sub_;
+};
 
 TEST_P(DiffKeyspaceEventsTest, ConfigParsingAndFormatting) {
   Same({"CONFIG", "GET", "notify-keyspace-events"});
@@ -317,11 +349,7 @@ TEST_P(DiffKeyspaceEventsTest, ConfigParsingAndFormatting) {
 // message before the keyevent one, as Redis's notifyKeyspaceEvent publishes them.
 TEST_P(DiffKeyspaceEventsTest, ExpiredFramesMatchRedis) {
   Same({"CONFIG", "SET", "notify-keyspace-events", "KEx"});
-  auto redis_sub = NewRaw(redis_->port()), rc_sub = NewRaw(rc_->port());
-  ASSERT_TRUE(redis_sub && rc_sub);
-  const std::string psub = EncodeCommand({"PSUBSCRIBE", "__key*@0__:*"});
-  ASSERT_TRUE(redis_sub->Send(psub) && rc_sub->Send(psub));
-  EXPECT_EQ(rc_sub->ReadReply(), redis_sub->ReadReply());
+  ASSERT_NO_FATAL_FAILURE(Subscribe());
   for (int s = 0; s < threads(); ++s) {
     std::string key = KeysOnShard("lazy", s, threads(), 1)[0];
     Same({"SET", key, "v", "PXAT", "1"});
@@ -330,21 +358,34 @@ TEST_P(DiffKeyspaceEventsTest, ExpiredFramesMatchRedis) {
     Same({"SET", key, "v"});
     Same({"EXPIRE", key, "-1"});
   }
-  const std::string ping = EncodeCommand({"PING", "sync"});
-  // Once the PING's answer is in, every event is (PUBLISH-style delivery, same thread).
-  ASSERT_TRUE(redis_sub->Send(ping));
-  std::vector<std::string> want;
-  for (;;) {
-    std::string r = redis_sub->ReadReply();
-    want.push_back(r);
-    if (r == "*[$pong,$sync]" || r[0] == '!') break;
+  ExpectSameEvents(size_t(2 * threads()));
+}
+
+// Events commands raise (bitmaps: setbit, set and del from BITOP; COPY: copy_to), in
+// Redis's order, for keys on every shard. Only commands whose events ringcache raises run
+// while the subscriber listens.
+TEST_P(DiffKeyspaceEventsTest, CommandEventFramesMatchRedis) {
+  std::vector<std::string> keys;
+  for (int s = 0; s < threads(); ++s) keys.push_back(KeysOnShard("cmd", s, threads(), 1)[0]);
+  Same({"SET", "src", "abc"});
+  Same({"CONFIG", "SET", "notify-keyspace-events", "KEA"});
+  ASSERT_NO_FATAL_FAILURE(Subscribe());
+  for (const std::string& key : keys) {
+    Same({"SETBIT", key, "3", "1"});
+    Same({"SETBIT", key, "3", "1"});  // no change, no event
+    Same({"SETBIT", key, "3", "0"});
+    Same({"SETBIT", key, "100", "0"});  // grows the string: an event
+    Same({"BITFIELD", key, "INCRBY", "u8", "8", "1"});
+    Same({"BITFIELD", key, "GET", "u8", "8"});
+    Same({"BITFIELD", key, "OVERFLOW", "FAIL", "INCRBY", "u2", "0", "100"});  // refused: none
+    Same({"BITOP", "OR", key, key, "src"});
+    Same({"BITOP", "AND", key, "missing"});
+    Same({"BITOP", "AND", key, "missing"});
+    Same({"COPY", "src", key});
+    Same({"COPY", "src", key, "REPLACE"});
   }
-  ASSERT_EQ(want.size(), size_t(2 * threads() + 1));
-  // ringcache publishes from the expiring shard: wait for all events, then the PING.
-  std::vector<std::string> got = rc_sub->ReadReplies(want.size() - 1, kEventually);
-  ASSERT_TRUE(rc_sub->Send(ping));
-  got.push_back(rc_sub->ReadReply());
-  EXPECT_EQ(got, want);
+  // Per key: setbit four times, set, del, copy_to twice; each on both channels.
+  ExpectSameEvents(size_t(16 * threads()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, DiffKeyspaceEventsTest, ::testing::Values(1, 2, 3), ThreadsName);

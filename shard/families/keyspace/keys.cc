@@ -1,5 +1,5 @@
 // Keyspace commands: DEL, UNLINK, EXISTS, TOUCH, TYPE, RENAME, RENAMENX, RANDOMKEY and
-// the whole-keyspace KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL.
+// the whole-keyspace KEYS, SCAN, DBSIZE, FLUSHDB, FLUSHALL (COPY is in copy.cc).
 
 #include <cerrno>
 #include <cstdlib>
@@ -126,6 +126,7 @@ void RenameNxCoord(CoordCmd& cmd) { RenameAcross(cmd, true); }
 }  // namespace
 
 void RegisterKeyspaceScanCommands(CommandTable& t);
+void RegisterKeyspaceCopyCommands(CommandTable& t);
 
 void RegisterKeyspaceCommands(CommandTable& t) {
   CommandTable::Family f = t.StartFamily("@keyspace");
@@ -171,6 +172,7 @@ void RegisterKeyspaceCommands(CommandTable& t) {
          .on_shard = RenameNx,
          .on_coord = RenameNxCoord});
   RegisterKeyspaceScanCommands(t);
+  RegisterKeyspaceCopyCommands(t);
 }
 
 }  // namespace rc

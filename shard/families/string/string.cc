@@ -13,6 +13,7 @@
 #include "shard/command/multi_shard.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/string/set_options.h"
+#include "shard/families/string/string_space.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
 #include "shard/server/server_state.h"
@@ -146,14 +147,6 @@ bool CheckStringLength(const ServerState& server, uint64_t len, ReplyBuilder& re
     return false;
   }
   return true;
-}
-
-// Makes room for `len` value bytes, growing geometrically so repeated APPENDs cost
-// amortized O(1) per byte, as Redis's sds does.
-Entry* EnsureCapacity(Shard& shard, Entry* e, size_t len) {
-  if (len <= e->StrCapacity()) return e;
-  size_t cap = len < (1 << 20) ? len * 2 : len + (1 << 20);
-  return shard.GrowString(e, cap);
 }
 
 void Append(ShardCmd& cmd) {
@@ -345,6 +338,8 @@ void MSetNxCoord(CoordCmd& cmd) {
 
 }  // namespace
 
+void RegisterLcsCommands(CommandTable& t);
+
 void RegisterStringCommands(CommandTable& t) {
   const uint32_t kW = kCmdWrite | kCmdDenyOom;
   const uint32_t kR = kCmdReadOnly;
@@ -391,6 +386,8 @@ void RegisterStringCommands(CommandTable& t) {
          .keys = {1, 1, 1},
          .on_shard = Append});
   f.Add({.name = "getrange", .arity = 4, .flags = kR, .keys = {1, 1, 1}, .on_shard = GetRange});
+  // SUBSTR is GETRANGE's old name, still served by Redis 7.0.
+  f.Add({.name = "substr", .arity = 4, .flags = kR, .keys = {1, 1, 1}, .on_shard = GetRange});
   f.Add({.name = "setrange", .arity = 4, .flags = kW, .keys = {1, 1, 1}, .on_shard = SetRange});
   f.Add({.name = "mget",
          .arity = -2,
@@ -410,6 +407,7 @@ void RegisterStringCommands(CommandTable& t) {
          .keys = {1, -1, 2},
          .on_shard = MSetNx,
          .on_coord = MSetNxCoord});
+  RegisterLcsCommands(t);
 }
 
 }  // namespace rc

@@ -1,0 +1,156 @@
+// BITOP AND|OR|XOR|NOT destkey key [key ...]: the bytes of the source strings combined
+// (a missing or shorter source reads as zeros), stored under destkey; an empty result
+// deletes destkey. Replies the result's length.
+//
+// All keys on one shard: one step there, reading the sources in place. Keys on several
+// shards: atomic as ZUNIONSTORE is (multi_shard.h): with every key locked, each shard
+// copies its sources out, the connection's thread combines them, and the destination's
+// shard stores the result.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/bitops.h"
+#include "core/strings.h"
+#include "shard/command/deferred_reply.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/command/multi_shard.h"
+#include "shard/runtime/notify.h"
+#include "shard/runtime/shard.h"
+
+namespace rc {
+
+namespace {
+
+constexpr std::string_view kNotArityErr = "ERR BITOP NOT must be called with a single source key.";
+
+// The operation, or an error reply (Redis checks the name, then NOT's key count).
+bool ParseOp(ArgList args, bits::BitOpKind* op, ReplyBuilder& reply) {
+  const std::string_view name = args[1];
+  if (EqualsIgnoreCase(name, "and")) {
+    *op = bits::BitOpKind::kAnd;
+  } else if (EqualsIgnoreCase(name, "or")) {
+    *op = bits::BitOpKind::kOr;
+  } else if (EqualsIgnoreCase(name, "xor")) {
+    *op = bits::BitOpKind::kXor;
+  } else if (EqualsIgnoreCase(name, "not")) {
+    *op = bits::BitOpKind::kNot;
+  } else {
+    reply.Error(err::kSyntax);
+    return false;
+  }
+  if (*op == bits::BitOpKind::kNot && args.size() != 4) {
+    reply.Error(kNotArityErr);
+    return false;
+  }
+  return true;
+}
+
+std::string Combine(bits::BitOpKind op, const std::vector<std::string_view>& srcs) {
+  size_t len = 0;
+  for (std::string_view s : srcs) len = std::max(len, s.size());
+  std::string out(len, '\0');
+  bits::BitOp(op, srcs, out.data(), len);
+  return out;
+}
+
+// Stores BITOP's result under `dest`, with Redis's events: "set", or "del" when an empty
+// result removed the key.
+void StoreResult(Shard& shard, std::string_view dest, const std::string& result) {
+  if (!result.empty()) {
+    shard.SetString(dest, result);
+    shard.Notify(kNotifyString, "set", dest);
+  } else if (shard.Delete(dest)) {
+    shard.Notify(kNotifyGeneric, "del", dest);
+  }
+}
+
+void BitOpCmd(ShardCmd& cmd) {
+  bits::BitOpKind op;
+  if (!ParseOp(cmd.args, &op, cmd.reply)) return;
+  std::vector<std::string_view> srcs;
+  for (size_t i = 3; i < cmd.args.size(); ++i) {
+    // Views stay valid: reading a key never moves another key's entry.
+    const Entry* e = cmd.shard.FindForRead(cmd.args[i]);
+    if (e != nullptr && e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
+    srcs.push_back(e != nullptr ? e->str() : std::string_view());
+  }
+  const std::string result = Combine(op, srcs);
+  StoreResult(cmd.shard, cmd.args[2], result);
+  cmd.reply.Integer(int64_t(result.size()));
+}
+
+// A source as its shard saw it.
+struct Source {
+  std::optional<std::string> bytes;  // nullopt: missing
+  bool wrongtype = false;
+};
+
+struct Result {
+  bool wrongtype = false;
+  std::string bytes;
+};
+
+void BitOpCoord(CoordCmd& cmd) {
+  bits::BitOpKind op;
+  if (!ParseOp(cmd.args, &op, cmd.reply)) return;
+  // Items: the destination (item 0), then the sources.
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, cmd.args, 2, 1);
+  DeferredReply out(cmd);
+  LockedReadThenWrite(
+      cmd, LockKeys(groups),
+      [groups](Shard& shard, size_t gi) {
+        std::vector<Source> reads(groups->Items(gi).size());
+        for (size_t k = 0; k < reads.size(); ++k) {
+          if (groups->Items(gi)[k] == 0) continue;
+          const Entry* e = shard.FindForRead(groups->Args(gi)[k]);
+          if (e == nullptr) continue;
+          reads[k].wrongtype = e->type() != ValueType::kString;
+          if (!reads[k].wrongtype) reads[k].bytes.emplace(e->str());
+        }
+        return reads;
+      },
+      [groups, op](std::vector<std::vector<Source>>& parts) {
+        std::vector<std::string_view> srcs(groups->item_count() - 1);
+        for (size_t gi = 0; gi < parts.size(); ++gi) {
+          for (size_t k = 0; k < parts[gi].size(); ++k) {
+            const size_t item = groups->Items(gi)[k];
+            if (item == 0) continue;
+            const Source& s = parts[gi][k];
+            if (s.wrongtype) return Result{true, {}};
+            if (s.bytes) srcs[item - 1] = *s.bytes;
+          }
+        }
+        return Result{false, Combine(op, srcs)};
+      },
+      [groups](Shard& shard, size_t gi, const Result& r) {
+        // Items are in argument order within a group, so the destination leads its own.
+        if (!r.wrongtype && groups->Items(gi)[0] == 0) {
+          StoreResult(shard, groups->Args(gi)[0], r.bytes);
+        }
+      },
+      [out](const Result& r) {
+        out.Send([&](ReplyBuilder& rb) {
+          if (r.wrongtype) return rb.Error(err::kWrongType);
+          rb.Integer(int64_t(r.bytes.size()));
+        });
+      });
+}
+
+}  // namespace
+
+void RegisterBitopCommands(CommandTable& t) {
+  CommandTable::Family f = t.StartFamily("@bitmap");
+  f.Add({.name = "bitop",
+         .arity = -4,
+         .flags = kCmdWrite | kCmdDenyOom,
+         .keys = {2, -1, 1},
+         .on_shard = BitOpCmd,
+         .on_coord = BitOpCoord});
+}
+
+}  // namespace rc
