@@ -106,6 +106,26 @@ def bench(server, test, pipeline, n, args):
     return rps, used / n * 1e6  # requests/s, server CPU microseconds per request
 
 
+def bench_command(server, cmd, requests, rand_range, pipeline, client_cpu):
+    """redis-benchmark running `cmd` (with __rand_int__ below `rand_range`) `requests`
+    times from 50 clients: (requests/s, server CPU microseconds per request)."""
+    before = cpu_seconds(server.proc.pid)
+    out = subprocess.run(
+        ["taskset", "-c", client_cpu, "redis-benchmark", "-p", str(server.port),
+         "-n", str(requests), "-c", "50", "-r", str(rand_range), "-P",
+         str(pipeline), "--csv", "-q"] + cmd,
+        capture_output=True, text=True, check=True)
+    used = cpu_seconds(server.proc.pid) - before
+    for line in out.stdout.splitlines():
+        parts = [p.strip('"') for p in line.split(",")]
+        if len(parts) > 1:
+            try:
+                return float(parts[1]), used / requests * 1e6
+            except ValueError:
+                continue
+    raise RuntimeError(f"{cmd[0]}: no result from redis-benchmark: {out.stdout} {out.stderr}")
+
+
 def load_keys(server, keys):
     """SET keys in pipelined batches; 12-byte keys, 32-byte values."""
     value = b"v" * 32

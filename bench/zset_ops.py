@@ -16,30 +16,16 @@ ringcache/redis ratios; plus used_memory growth per member from loading the set.
 import argparse
 import os
 import statistics
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import cpu_seconds, info_field, start  # noqa: E402
+from vs_redis import bench_command, info_field, start  # noqa: E402
 from zset_del import load  # noqa: E402
 
 
 def run(server, args, name, command):
-    before = cpu_seconds(server.proc.pid)
-    out = subprocess.run(
-        ["taskset", "-c", args.client_cpu, "redis-benchmark", "-p", str(server.port),
-         "-n", str(args.requests), "-c", "50", "-r", str(args.members), "-P",
-         str(args.pipeline), "--csv", "-q"] + command,
-        capture_output=True, text=True, check=True)
-    used = cpu_seconds(server.proc.pid) - before
-    for line in out.stdout.splitlines():
-        parts = [p.strip('"') for p in line.split(",")]
-        if len(parts) > 1:
-            try:
-                return float(parts[1]), used / args.requests * 1e6
-            except ValueError:
-                continue
-    raise RuntimeError(f"{name}: no result from redis-benchmark: {out.stdout} {out.stderr}")
+    return bench_command(server, command, args.requests, args.members, args.pipeline,
+                         args.client_cpu)
 
 
 def main():

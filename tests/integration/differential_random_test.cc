@@ -1,6 +1,6 @@
-// A seeded random sequence of string and keyspace commands over a small key set (so keys
-// collide, and with 2-3 threads cross shards) sent to ringcache and to redis-server; every
-// reply must match. Replies that are unordered (KEYS) are compared sorted.
+// A seeded random sequence of string, bitmap and keyspace commands (COPY, LCS included) over a
+// small key set (so keys collide, and with 2-3 threads cross shards) sent to ringcache and to
+// redis-server; every reply must match. Replies that are unordered (KEYS) are compared sorted.
 
 #include <algorithm>
 #include <random>
@@ -21,7 +21,7 @@ class CommandGenerator {
   explicit CommandGenerator(uint32_t seed) : rng_(seed) {}
 
   Args Next() {
-    switch (Pick(26)) {
+    switch (Pick(35)) {
       case 0:
         return {"GET", Key()};
       case 1:
@@ -72,6 +72,31 @@ class CommandGenerator {
         return {"DBSIZE"};
       case 24:
         return {"KEYS", Pick(2) ? "*" : "k[0-4]*"};
+      case 25:
+        return {"SETBIT", Key(), std::to_string(Pick(200)),
+                Pick(9) ? std::to_string(Pick(2)) : "2"};
+      case 26:
+        return {"GETBIT", Key(), std::to_string(Pick(200))};
+      case 27:
+        return BitRange({"BITCOUNT", Key()});
+      case 28:
+        return BitRange({"BITPOS", Key(), std::to_string(Pick(2))});
+      case 29: {
+        static const char* const kOps[] = {"AND", "OR", "XOR", "NOT"};
+        const char* op = kOps[Pick(4)];
+        return Keys(op, op == std::string("NOT") ? 2 : 2 + Pick(3), "BITOP");
+      }
+      case 30:
+        return BitField();
+      case 31: {
+        Args cmd = {"COPY", Key(), Key()};
+        if (Pick(2)) cmd.push_back("REPLACE");
+        return cmd;
+      }
+      case 32:
+        return {"LCS", Key(), Key(), Pick(2) ? "IDX" : "LEN"};
+      case 33:
+        return {"SUBSTR", Key(), Offset(), Offset()};
       default:
         return Pick(50) ? Args{"GET", Key()} : Args{"FLUSHALL"};
     }
@@ -142,9 +167,44 @@ class CommandGenerator {
     return cmd;
   }
 
-  Args Keys(const char* name, uint32_t n) {
+  // `name` and `n` keys; with `command`, `command name keys...` (BITOP AND d a b).
+  Args Keys(const char* name, uint32_t n, const char* command = nullptr) {
     Args cmd = {name};
+    if (command != nullptr) cmd.insert(cmd.begin(), command);
     for (uint32_t i = 0; i < n; ++i) cmd.push_back(Key());
+    return cmd;
+  }
+
+  // BITCOUNT's and BITPOS's optional start, end and unit.
+  Args BitRange(Args cmd) {
+    const uint32_t n = Pick(4);
+    if (n >= 1) cmd.push_back(Offset());
+    if (n >= 2 || (n == 1 && cmd[0] == "BITCOUNT")) cmd.push_back(Offset());
+    if (n == 3) cmd.push_back(Pick(2) ? "BIT" : "BYTE");
+    return cmd;
+  }
+
+  Args BitField() {
+    Args cmd = {Pick(5) ? "BITFIELD" : "BITFIELD_RO", Key()};
+    for (uint32_t i = 0, n = 1 + Pick(3); i < n; ++i) {
+      static const char* const kTypes[] = {"u1", "u8", "i8", "u16", "i5", "i64", "u63"};
+      const std::string type = kTypes[Pick(7)];
+      const std::string offset = Pick(4) ? std::to_string(Pick(120)) : absl::StrCat("#", Pick(4));
+      switch (Pick(4)) {
+        case 0:
+          cmd.insert(cmd.end(), {"OVERFLOW", Pick(3) == 0 ? "FAIL" : Pick(2) ? "SAT" : "WRAP"});
+          break;
+        case 1:
+          cmd.insert(cmd.end(), {"SET", type, offset, Int()});
+          break;
+        case 2:
+          cmd.insert(cmd.end(), {"INCRBY", type, offset, Int()});
+          break;
+        default:
+          cmd.insert(cmd.end(), {"GET", type, offset});
+          break;
+      }
+    }
     return cmd;
   }
 

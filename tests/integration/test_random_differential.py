@@ -1,4 +1,5 @@
-"""A seeded random session over pub/sub, CLIENT REPLY, MULTI and CONFIG, sent to
+"""A seeded random session over pub/sub, CLIENT REPLY, MULTI and CONFIG (with string,
+bitmap, LCS and COPY commands on a few keys spread over the shards), sent to
 redis-server and to ringcache (1, 2 and 3 threads) by three clients at once; every byte
 each client receives (replies and pushes) must be the same.
 
@@ -113,7 +114,8 @@ class RandomSession:
         choices = ["ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
         if not m.limited():
             choices += ["publish", "publish", "reply", "config_set", "config_get", "set",
-                        "get", "incr"]
+                        "get", "incr", "setbit", "bitcount", "bitpos", "bitop", "bitfield",
+                        "copy", "lcs"]
             choices += ["exec", "discard", "shutdown", "nosuch"] if m.multi else ["multi"]
         if m.multi:
             # Queued pushes and reply-mode changes would land inside EXEC's array.
@@ -145,6 +147,30 @@ class RandomSession:
             return ["GET", r.choice(KEYS)]
         if kind == "incr":
             return ["INCR", r.choice(KEYS)]
+        if kind == "setbit":
+            return ["SETBIT", r.choice(KEYS), str(r.randrange(64)), r.choice("01")]
+        if kind in ("bitcount", "bitpos"):
+            args = ["BITCOUNT", r.choice(KEYS)] if kind == "bitcount" else [
+                "BITPOS", r.choice(KEYS), r.choice("01")]
+            if r.random() < 0.5:
+                args += [str(r.randrange(-10, 10)), str(r.randrange(-10, 10))]
+                if r.random() < 0.5:
+                    args.append(r.choice(["BIT", "BYTE"]))
+            return args
+        if kind == "bitop":
+            op = r.choice(["AND", "OR", "XOR", "NOT"])
+            n = 1 if op == "NOT" else r.randint(1, 3)
+            return ["BITOP", op, r.choice(KEYS)] + [r.choice(KEYS) for _ in range(n)]
+        if kind == "bitfield":
+            return ["BITFIELD", r.choice(KEYS), "OVERFLOW", r.choice(["WRAP", "SAT", "FAIL"]),
+                    "INCRBY", r.choice(["u4", "i8", "i64"]), "#%d" % r.randrange(4),
+                    str(r.randrange(-300, 300)), "GET", "u8", "0"]
+        if kind == "copy":
+            return ["COPY", r.choice(KEYS), r.choice(KEYS)] + (
+                ["REPLACE"] if r.random() < 0.5 else [])
+        if kind == "lcs":
+            return ["LCS", r.choice(KEYS), r.choice(KEYS)] + r.choice(
+                [[], ["LEN"], ["IDX", "WITHMATCHLEN"]])
         if kind == "shutdown":
             return ["SHUTDOWN", "NOSAVE"]
         if kind == "nosuch":

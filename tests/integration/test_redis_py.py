@@ -198,6 +198,49 @@ class RedisPyTest(ServerTestCase):
         with self.assertRaisesRegex(redis.ResponseError, "no such key"):
             self.r.rename("nope", "x")
 
+    def test_bitmaps(self):
+        # Daily actives over keys on every shard, as an app keeps them.
+        for day in range(3):
+            for user in range(0, 100, day + 1):
+                self.r.setbit("active:%d" % day, user, 1)
+        self.assertEqual(self.r.getbit("active:0", 99), 1)
+        self.assertEqual(self.r.getbit("active:1", 99), 0)
+        self.assertEqual(self.r.bitcount("active:0"), 100)
+        self.assertEqual(self.r.bitcount("active:1", 0, 0), 4)
+        self.assertEqual(self.r.bitcount("active:1", 0, 15, mode="BIT"), 8)
+        self.assertEqual(self.r.bitop("AND", "every", "active:0", "active:1", "active:2"), 13)
+        self.assertEqual(self.r.bitcount("every"), 17)
+        self.assertEqual(self.r.bitop("OR", "any", "active:0", "active:1"), 13)
+        self.assertEqual(self.r.bitpos("any", 0), 100)
+        self.assertEqual(self.r.bitpos("active:1", 1, 1, -1), 8)
+        self.assertEqual(self.r.bitpos("active:1", 1, 1, -1, mode="BIT"), 2)
+        bf = self.r.bitfield("counters", default_overflow="SAT")
+        bf.incrby("u8", "#0", 200).incrby("u8", "#0", 200).set("i16", "#1", -5).get("i16", 16)
+        self.assertEqual(bf.execute(), [200, 255, 0, -5])
+        # redis-py 4.3 has no bitfield_ro().
+        self.assertEqual(self.r.execute_command("BITFIELD_RO", "counters", "GET", "u8", "0",
+                                                "GET", "i16", "16"), [255, -5])
+        with self.assertRaisesRegex(redis.ResponseError, "bit offset is not an integer"):
+            self.r.setbit("active:0", -1, 1)
+
+    def test_lcs_substr_copy(self):
+        self.r.set("a", "ohmytext")
+        self.r.set("b", "mynewtext")
+        self.assertEqual(self.r.lcs("a", "b"), "mytext")
+        self.assertEqual(self.r.lcs("a", "b", len=True), 6)
+        self.assertEqual(self.r.lcs("a", "b", idx=True, minmatchlen=4, withmatchlen=True),
+                         ["matches", [[[4, 7], [5, 8], 4]], "len", 6])
+        self.assertEqual(self.r.substr("a", 2, 3), "my")
+        self.r.set("a", "v", ex=100)
+        self.assertTrue(self.r.copy("a", "c"))
+        self.assertFalse(self.r.copy("a", "c"))
+        self.assertGreater(self.r.ttl("c"), 90)
+        self.r.zadd("z", {"x": 1, "y": 2})
+        self.assertTrue(self.r.copy("z", "c", replace=True))
+        self.assertEqual(self.r.zrange("c", 0, -1, withscores=True), [("x", 1.0), ("y", 2.0)])
+        with self.assertRaisesRegex(redis.ResponseError, "DB index is out of range"):
+            self.r.copy("a", "d", destination_db=1)
+
     def test_redis_cli(self):
         self.assertEqual(self.cli("SET", "cli:key", "hello world"), "OK\n")
         self.assertEqual(self.cli("GET", "cli:key"), "hello world\n")

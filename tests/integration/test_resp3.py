@@ -151,6 +151,14 @@ class Resp3Test(unittest.TestCase):
                     "ZSCAN z 0", "ZPOPMIN z", "ZPOPMIN z 1",
                     "ZPOPMAX z 2", "ZPOPMIN nokey", "ZPOPMIN nokey 3", "ZPOPMAX z 0")
 
+    def test_bitmap_and_lcs_shapes(self):
+        """LCS IDX is a map in RESP3; BITFIELD's refused writes are nulls."""
+        self.script("SET a ohmytext", "SET b mynewtext", "LCS a b", "LCS a b LEN",
+                    "LCS a b IDX", "LCS a b IDX MINMATCHLEN 4 WITHMATCHLEN", "LCS a nokey IDX",
+                    "BITFIELD f OVERFLOW FAIL SET u2 0 9 INCRBY i8 8 1 GET u2 0",
+                    "BITFIELD_RO f GET u2 0", "BITCOUNT f", "BITPOS f 1", "COPY a c",
+                    "COPY a c")
+
     def test_maps_sets_verbatim(self):
         self.script("CONFIG GET maxmemory", "CONFIG GET nosuchparam", "CONFIG GET timeout",
                     "COMMAND INFO get zscore nosuch",
