@@ -3,6 +3,8 @@
 #include <array>
 
 #include "core/entry.h"
+#include "core/hash.h"
+#include "core/member_set.h"
 #include "core/numbers.h"
 #include "core/zset.h"
 
@@ -38,6 +40,8 @@ constexpr Kind KindOf(std::string_view name) {
 constexpr std::array kKinds = {
     Kind{"string"},
     KindOf<ZSet>("zset"),
+    KindOf<Hash>("hash"),
+    KindOf<MemberSet>("set"),
 };
 
 const Kind& KindFor(ValueType t) { return kKinds[size_t(t)]; }

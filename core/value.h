@@ -29,15 +29,25 @@ namespace rc {
 
 class Entry;
 class ZSet;
+class Hash;
+class MemberSet;
 
 // Three bits of the entry's meta byte: at most eight types.
-enum class ValueType : uint8_t { kString = 0, kZSet = 1 };
+enum class ValueType : uint8_t { kString = 0, kZSet = 1, kHash = 2, kSet = 3 };
 
 template <typename T>
 struct ValueTraits;
 template <>
 struct ValueTraits<ZSet> {
   static constexpr ValueType kType = ValueType::kZSet;
+};
+template <>
+struct ValueTraits<Hash> {
+  static constexpr ValueType kType = ValueType::kHash;
+};
+template <>
+struct ValueTraits<MemberSet> {
+  static constexpr ValueType kType = ValueType::kSet;
 };
 
 // What a type's class offers the value layer; all of it is called on the owning shard's

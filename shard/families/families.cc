@@ -9,6 +9,8 @@ void RegisterBitmapCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
+void RegisterHashCommands(CommandTable& table);
+void RegisterSetCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
@@ -25,6 +27,8 @@ CommandTable BuildCommandTable() {
   RegisterKeyspaceCommands(table);
   RegisterExpireCommands(table);
   RegisterZSetCommands(table);
+  RegisterHashCommands(table);
+  RegisterSetCommands(table);
   RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);

@@ -64,6 +64,10 @@ struct Config {
   // A sorted set with more members than this is freed by the lazyfree pool when it is
   // deleted, overwritten, expired or flushed; smaller ones inline (Redis's threshold).
   Tunable<int64_t> lazyfree_threshold = 64;
+  // Encoding thresholds of hashes and sets, as Redis's (core/hash.h, core/set.h).
+  Tunable<int64_t> hash_max_listpack_entries = 512;
+  Tunable<int64_t> hash_max_listpack_value = 64;
+  Tunable<int64_t> set_max_intset_entries = 512;
   // The memory limit for the whole server and what goes when it is reached
   // (docs/EVICTION.md). 0: no limit.
   Tunable<int64_t> maxmemory = 0;

@@ -349,14 +349,24 @@ std::vector<ConfigParam> MakeParams() {
       {"replicaof", [](const Config&) { return std::string(); },
        [](Config&, std::string_view) { return std::string("ringcache has no replication"); }, false,
        "slaveof"});
-  // Encodings of types ringcache does not have, and of sorted sets, whose compact
+  // Encodings of lists, which ringcache does not have, and of sorted sets, whose compact
   // encoding has fixed limits (128 members of 64 bytes, these settings' defaults):
   // accepted under both names, so an old redis.conf or a tool that sets them works.
   constexpr int64_t kSizeMax = INT64_MAX;
-  p.push_back(Accepted("hash-max-listpack-entries", "512", IntNormalizer(0, kSizeMax), true,
-                       "hash-max-ziplist-entries"));
-  p.push_back(
-      Accepted("hash-max-listpack-value", "64", NormalizeMemory, true, "hash-max-ziplist-value"));
+  // Encoding thresholds of hashes and sets (core/hash.h, core/set.h), read by every write.
+  p.push_back({"hash-max-listpack-entries", IntGetter(&Config::hash_max_listpack_entries),
+               IntSetter(&Config::hash_max_listpack_entries, 0, kSizeMax), true,
+               "hash-max-ziplist-entries"});
+  p.push_back({"hash-max-listpack-value", IntGetter(&Config::hash_max_listpack_value),
+               [](Config& c, std::string_view v) {
+                 std::string error;
+                 const std::string bytes = NormalizeMemory(v, &error);
+                 if (error.empty()) c.hash_max_listpack_value = std::stoll(bytes);
+                 return error;
+               },
+               true, "hash-max-ziplist-value"});
+  p.push_back({"set-max-intset-entries", IntGetter(&Config::set_max_intset_entries),
+               IntSetter(&Config::set_max_intset_entries, 0, kSizeMax)});
   p.push_back(Accepted("list-max-listpack-size", "-2", IntNormalizer(INT32_MIN, INT32_MAX), true,
                        "list-max-ziplist-size"));
   p.push_back(Accepted("zset-max-listpack-entries", "128", IntNormalizer(0, kSizeMax), true,
