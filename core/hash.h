@@ -24,7 +24,7 @@ class Hash : public PackedMap<true> {
   };
 
   // Redis's hashTypeTryConversion: the command's longest field or value, checked before
-  // anything is set (HSET, HSETNX convert even when they then set nothing).
+  // anything is set (HSET converts even when every value it sets is unchanged).
   void FitLength(size_t longest, const Limits& limits) {
     if (compact() && longest > limits.max_value) ToBig();
   }

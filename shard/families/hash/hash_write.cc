@@ -68,7 +68,7 @@ void HSetNx(ShardCmd& cmd) {
   {
     ValueUpdate update(cmd.shard, e);
     Hash& h = update.get<Hash>();
-    h.FitLength(std::max(cmd.args[2].size(), cmd.args[3].size()), limits);
+    // Redis converts only when it is about to set the field.
     if (!h.Find(cmd.args[2])) {
       h.Set(cmd.args[2], cmd.args[3], limits);
       added = true;
