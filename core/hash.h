@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <string_view>
 
 #include "core/packed_map.h"
@@ -34,6 +35,13 @@ class Hash : public PackedMap<true> {
     const bool added = Upsert(field, value);
     if (compact() && size() > limits.max_entries) ToBig();
     return added;
+  }
+
+  // An equal hash in the same encoding and order (COPY).
+  std::unique_ptr<Hash> Clone() const {
+    auto h = std::make_unique<Hash>();
+    CopyTo(h.get());
+    return h;
   }
 
   // Bytes the allocator holds for this hash, the object included.

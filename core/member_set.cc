@@ -124,6 +124,18 @@ std::string MemberSet::Random(absl::BitGen& rng) const {
   return std::string(buf, size_t(FormatInt64(v, buf) - buf));
 }
 
+std::unique_ptr<MemberSet> MemberSet::Clone() const {
+  auto s = std::make_unique<MemberSet>(intset_);
+  map_.CopyTo(&s->map_);
+  if (count_ > 0) {
+    s->ints_ = static_cast<int64_t*>(std::malloc(count_ * sizeof(int64_t)));
+    if (s->ints_ == nullptr) Fail("out of memory");
+    std::memcpy(s->ints_, ints_, count_ * sizeof(int64_t));
+    s->count_ = count_;
+  }
+  return s;
+}
+
 size_t MemberSet::MemoryBytes() const {
   const size_t ints = ints_ == nullptr ? 0 : malloc_usable_size(ints_) + sizeof(size_t);
   return kObjectBytes + ints + map_.MemoryBytes();

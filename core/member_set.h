@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
@@ -55,6 +56,9 @@ class MemberSet {
   uint64_t Scan(uint64_t cursor, size_t count, Visit fn) const;
   // A member chosen at random; the set must not be empty.
   std::string Random(absl::BitGen& rng) const;
+
+  // An equal set in the same encoding and order (COPY).
+  std::unique_ptr<MemberSet> Clone() const;
 
   size_t MemoryBytes() const;
   std::string_view Encoding() const { return intset_ ? "intset" : "hashtable"; }

@@ -384,6 +384,36 @@ void PackedMap<kValues>::ToBig() {
   big_ = big;
 }
 
+namespace {
+
+char* CopyBlock(const char* b, size_t bytes) {
+  if (b == nullptr) return nullptr;
+  char* copy = static_cast<char*>(std::malloc(bytes));
+  if (copy == nullptr) Fail("out of memory");
+  std::memcpy(copy, b, bytes);
+  return copy;
+}
+
+}  // namespace
+
+template <bool kValues>
+void PackedMap<kValues>::CopyTo(PackedMap* out) const {
+  out->small_ = CopyBlock(small_, used_);
+  out->count_ = count_;
+  out->used_ = used_;
+  if (big_ == nullptr) return;
+  auto* big = new Big();
+  big->buckets.resize(big_->buckets.size(), nullptr);
+  big->level = big_->level;
+  big->split = big_->split;
+  big->count = big_->count;
+  for (size_t i = 0; i < big_->buckets.size(); ++i) {
+    const char* b = big_->buckets[i];
+    if (b != nullptr) big->SetBlock(i, CopyBlock(b, kBucketHeader + BucketUsed(b)));
+  }
+  out->big_ = big;
+}
+
 template <bool kValues>
 void PackedMap<kValues>::ForEach(Visit fn) const {
   auto run = [&](const char* data, size_t used) {

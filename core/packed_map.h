@@ -55,6 +55,8 @@ class PackedMap {
   bool Upsert(std::string_view key, std::string_view value = {});
   // Returns whether the key was there.
   bool Erase(std::string_view key);
+  // Makes `*out` (empty) an equal copy, in the same encoding and order (COPY).
+  void CopyTo(PackedMap* out) const;
   // Leaves the compact encoding for good (Redis never turns a hashtable back).
   void ToBig();
   // The compact block's bytes (0 when big).

@@ -343,11 +343,23 @@ TEST_P(DiffHashTest, Keyspace) {
           {"HSET", "h4", "a", "1"},
           {"UNLINK", "h4"},
           {"EXISTS", "h4"}});
+  // COPY of each encoding: the copy is equal and separate.
+  Fill("bigh", 600);
+  Script({{"HSET", "small", "b", "1", "a", "2"},
+          {"COPY", "small", "small2"},
+          {"HGETALL", "small2"},
+          {"OBJECT", "ENCODING", "small2"},
+          {"COPY", "bigh", "bigh2"},
+          {"HDEL", "bigh2", "f1"},
+          {"HLEN", "bigh"},
+          {"HLEN", "bigh2"},
+          {"OBJECT", "ENCODING", "bigh2"}});
+  SameSorted({"HKEYS", "bigh2"});
   Same({"HSET", "hs1", "a", "1"});
   Same({"HSET", "hs2", "a", "1"});
   std::vector<std::string> keys = ScanAll(*rcc_, {"TYPE", "hash"});
   std::sort(keys.begin(), keys.end());
-  EXPECT_EQ(keys, (std::vector<std::string>{"hs1", "hs2"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"bigh", "bigh2", "hs1", "hs2", "small", "small2"}));
   std::string usage = rcc_->Cmd({"MEMORY", "USAGE", "hs1"});
   EXPECT_EQ(usage.find("ERR"), std::string::npos) << usage;
 }

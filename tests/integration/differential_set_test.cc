@@ -316,6 +316,22 @@ TEST_P(DiffSetTest, Keyspace) {
           {"SADD", "v", "x"},
           {"UNLINK", "v"},
           {"DBSIZE"}});
+  // COPY of each encoding, TTL carried.
+  Args big = {"SADD", "big"};
+  for (int n = 0; n < 300; ++n) big.push_back(absl::StrCat("m", n));
+  Same(big);
+  Script({{"SADD", "ints", "3", "1", "2"},
+          {"EXPIRE", "ints", "100"},
+          {"COPY", "ints", "ints2"},
+          {"SMEMBERS", "ints2"},
+          {"OBJECT", "ENCODING", "ints2"},
+          {"TTL", "ints2"},
+          {"COPY", "big", "big2"},
+          {"SCARD", "big2"},
+          {"SADD", "big2", "extra"},
+          {"SCARD", "big"},
+          {"SCARD", "big2"}});
+  SameSorted({"SMEMBERS", "big2"});
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, DiffSetTest, ::testing::Values(1, 2, 3), ThreadsName);
