@@ -46,21 +46,27 @@ int64_t FindBit(const uint8_t* p, uint64_t first, uint64_t last, bool bit) {
   const uint8_t flip = bit ? 0 : 0xff;
   const uint64_t flip_word = bit ? 0 : ~uint64_t(0);
   const uint64_t fb = first >> 3, lb = last >> 3;
-  for (uint64_t b = fb; b <= lb;) {
-    if (b != fb && lb - b >= 8) {
-      // A whole word inside the range: big-endian, so bit order is the word's.
-      uint64_t w = __builtin_bswap64(LoadWord(p + b)) ^ flip_word;
-      if (w == 0) {
-        b += 8;
-        continue;
-      }
-      return int64_t((b << 3) + uint64_t(__builtin_clzll(w)));
-    }
+  auto in_byte = [&](uint64_t b) -> int64_t {
     uint8_t x = p[b] ^ flip;
     if (b == fb) x &= uint8_t(0xffu >> (first & 7));
     if (b == lb) x &= HighBits((last & 7) + 1);
-    if (x != 0) return int64_t((b << 3) + uint64_t(__builtin_clz(x) - 24));
-    ++b;
+    return x != 0 ? int64_t((b << 3) + uint64_t(__builtin_clz(x) - 24)) : -1;
+  };
+  if (int64_t pos = in_byte(fb); pos >= 0 || fb == lb) return pos;
+  // The whole bytes between the edge bytes: first skip 32-byte blocks holding no wanted
+  // bit (one test per block), then words; big-endian loads keep the bit order.
+  uint64_t b = fb + 1;
+  for (; b + 32 <= lb; b += 32) {
+    const uint64_t w0 = LoadWord(p + b) ^ flip_word, w1 = LoadWord(p + b + 8) ^ flip_word,
+                   w2 = LoadWord(p + b + 16) ^ flip_word, w3 = LoadWord(p + b + 24) ^ flip_word;
+    if ((w0 | w1 | w2 | w3) != 0) break;
+  }
+  for (; b + 8 <= lb; b += 8) {
+    const uint64_t w = __builtin_bswap64(LoadWord(p + b)) ^ flip_word;
+    if (w != 0) return int64_t((b << 3) + uint64_t(__builtin_clzll(w)));
+  }
+  for (; b <= lb; ++b) {
+    if (int64_t pos = in_byte(b); pos >= 0) return pos;
   }
   return -1;
 }

@@ -341,6 +341,34 @@ TEST_P(DiffBitmapTest, BitOpAcrossShards) {
   });
 }
 
+// One shard (a hash tag): repeated BITOPs into a destination of the result's size write
+// into it in place; one with a TTL, or that is also a source, must not.
+TEST_P(DiffBitmapTest, BitOpIntoAnExistingDestination) {
+  Script({
+      {"SET", "{t}a", std::string(300, '\x0f') + "a"},
+      {"SET", "{t}b", std::string(301, '\x3c')},
+      {"BITOP", "AND", "{t}d", "{t}a", "{t}b"},
+      {"BITOP", "XOR", "{t}d", "{t}a", "{t}b"},
+      {"GET", "{t}d"},
+      {"BITOP", "NOT", "{t}d", "{t}a"},
+      {"GET", "{t}d"},
+      {"BITOP", "OR", "{t}d", "{t}b", "{t}d"},
+      {"GET", "{t}d"},
+      {"BITOP", "AND", "{t}d", "{t}d", "{t}a"},
+      {"GET", "{t}d"},
+      {"EXPIRE", "{t}d", "100"},
+      {"BITOP", "XOR", "{t}d", "{t}a", "{t}b"},
+      {"TTL", "{t}d"},
+      {"GET", "{t}d"},
+      {"BITOP", "OR", "{t}d", "{t}a", "{t}missing"},
+      {"BITOP", "AND", "{t}d", "{t}a", "{t}missing"},
+      {"GET", "{t}d"},
+      {"SET", "{t}short", "xy"},
+      {"BITOP", "OR", "{t}short", "{t}a"},
+      {"STRLEN", "{t}short"},
+  });
+}
+
 TEST_P(DiffBitmapTest, BitOpInsideTransactions) {
   Script({
       {"SET", "a", "ab"},

@@ -7,6 +7,7 @@
 // copies its sources out, the connection's thread combines them, and the destination's
 // shard stores the result.
 
+#include <algorithm>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,9 +51,14 @@ bool ParseOp(ArgList args, bits::BitOpKind* op, ReplyBuilder& reply) {
   return true;
 }
 
-std::string Combine(bits::BitOpKind op, const std::vector<std::string_view>& srcs) {
+size_t ResultLength(const std::vector<std::string_view>& srcs) {
   size_t len = 0;
   for (std::string_view s : srcs) len = std::max(len, s.size());
+  return len;
+}
+
+std::string Combine(bits::BitOpKind op, const std::vector<std::string_view>& srcs) {
+  const size_t len = ResultLength(srcs);
   std::string out(len, '\0');
   bits::BitOp(op, srcs, out.data(), len);
   return out;
@@ -69,6 +75,31 @@ void StoreResult(Shard& shard, std::string_view dest, const std::string& result)
   }
 }
 
+// Writes the result straight into the destination's bytes when they can take it: a
+// string without a TTL (BITOP clears it) whose allocation fits the result closely (a
+// large one is page-rounded, so within 1/16), and that is none of the sources. BITOP into the
+// same key again then allocates nothing; a temporary would cost a fresh mapping and its
+// page faults per call for a large bitmap (glibc maps blocks past 128 KiB on their own).
+bool CombineInPlace(Shard& shard, std::string_view dest, bits::BitOpKind op,
+                    const std::vector<std::string_view>& srcs, size_t len) {
+  Entry* d = shard.Find(dest);
+  if (len == 0 || d == nullptr || d->type() != ValueType::kString || d->has_ttl() ||
+      len > d->StrCapacity() || d->StrCapacity() - len > std::max<size_t>(64, len / 16)) {
+    return false;
+  }
+  const char* lo = d->str().data();
+  const char* hi = lo + d->StrCapacity();
+  for (std::string_view s : srcs) {
+    if (!s.empty() && s.data() < hi && s.data() + s.size() > lo) return false;
+  }
+  bits::BitOp(op, srcs, d->MutableStr(), len);
+  d->SetStrLen(len);
+  d->Touch();
+  shard.KeyModified(dest);
+  shard.Notify(kNotifyString, "set", dest);
+  return true;
+}
+
 void BitOpCmd(ShardCmd& cmd) {
   bits::BitOpKind op;
   if (!ParseOp(cmd.args, &op, cmd.reply)) return;
@@ -79,9 +110,11 @@ void BitOpCmd(ShardCmd& cmd) {
     if (e != nullptr && e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
     srcs.push_back(e != nullptr ? e->str() : std::string_view());
   }
-  const std::string result = Combine(op, srcs);
-  StoreResult(cmd.shard, cmd.args[2], result);
-  cmd.reply.Integer(int64_t(result.size()));
+  const size_t len = ResultLength(srcs);
+  if (!CombineInPlace(cmd.shard, cmd.args[2], op, srcs, len)) {
+    StoreResult(cmd.shard, cmd.args[2], Combine(op, srcs));
+  }
+  cmd.reply.Integer(int64_t(len));
 }
 
 // A source as its shard saw it.
