@@ -90,5 +90,45 @@ TEST(ValueTest, MoveAssignmentDestroysTheOldObject) {
   EXPECT_FALSE(a);
 }
 
+// COPY: Entry::Copy clones through the value layer; the copy is independent of the
+// original, keeps the encoding, and carries the deadline.
+TEST(ValueTest, CopiesAreDeepAndKeepEncodingAndDeadline) {
+  for (int members : {3, 300}) {
+    EntryPtr e = Entry::MakeValue("src", ZSetOf(members), true);
+    e->set_deadline(12345);
+    EntryPtr c = Entry::Copy(*e, "dst");
+    ASSERT_EQ(c->type(), ValueType::kZSet);
+    EXPECT_EQ(c->key(), "dst");
+    EXPECT_TRUE(c->has_ttl());
+    EXPECT_EQ(c->deadline(), 12345);
+    ZSet* orig = e->object<ZSet>();
+    ZSet* copy = c->object<ZSet>();
+    EXPECT_NE(orig, copy);
+    EXPECT_EQ(EncodingOf(*c), EncodingOf(*e));
+    // Built in order, a big copy's tree packs its leaves at least as tightly.
+    EXPECT_LE(ValueBytes(*c), ValueBytes(*e));
+    EXPECT_GT(ValueBytes(*c), ValueBytes(*e) * 9 / 10);
+    ASSERT_EQ(copy->size(), orig->size());
+    for (size_t r = 0; r < orig->size(); ++r) {
+      EXPECT_EQ(copy->AtRank(r).member(), orig->AtRank(r).member());
+      EXPECT_EQ(copy->AtRank(r).score(), orig->AtRank(r).score());
+    }
+    copy->Add("only-in-copy", 1);
+    orig->Remove("m0");
+    EXPECT_FALSE(orig->Score("only-in-copy"));
+    EXPECT_TRUE(copy->Score("m0"));
+    copy->Verify();
+    orig->Verify();
+  }
+  // A big set shrunk small stays big in its copy, as Redis's zsetDup keeps a skiplist.
+  Value shrunk = ZSetOf(200);
+  for (int i = 0; i < 195; ++i) shrunk.get<ZSet>()->Remove("m" + std::to_string(i));
+  EXPECT_EQ(shrunk.Clone().get<ZSet>()->Encoding(), "skiplist");
+  EntryPtr s = Entry::MakeString("k", "bytes");
+  EntryPtr sc = Entry::Copy(*s, "k2");
+  EXPECT_EQ(sc->str(), "bytes");
+  EXPECT_FALSE(sc->has_ttl());
+}
+
 }  // namespace
 }  // namespace rc

@@ -383,6 +383,28 @@ TEST_P(DiffBitmapTest, BitOpInsideTransactions) {
   });
 }
 
+// Over maxmemory (noeviction), the commands Redis flags denyoom are refused, BITFIELD
+// even when it only reads (BITFIELD_RO is the one for that); reads go on.
+TEST_P(DiffBitmapTest, DenyOomFollowsRedisFlags) {
+  Script({
+      {"SET", "a", "abc"},
+      {"SET", "b", "xyz"},
+      {"CONFIG", "SET", "maxmemory", "1"},
+      {"SETBIT", "a", "1", "1"},
+      {"BITFIELD", "a", "GET", "u8", "0"},
+      {"BITFIELD_RO", "a", "GET", "u8", "0"},
+      {"BITOP", "OR", "c", "a", "b"},
+      {"COPY", "a", "c"},
+      {"GETBIT", "a", "1"},
+      {"BITCOUNT", "a"},
+      {"BITPOS", "a", "1"},
+      {"LCS", "a", "b"},
+      {"SUBSTR", "a", "0", "1"},
+      {"CONFIG", "SET", "maxmemory", "0"},
+      {"COPY", "a", "c"},
+  });
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, DiffBitmapTest, ::testing::Values(1, 2, 3), ThreadsName);
 
 }  // namespace

@@ -4,7 +4,6 @@
 // the returned pointer.
 
 #include <cstring>
-#include <string>
 #include <string_view>
 
 #include "core/entry.h"
@@ -24,10 +23,16 @@ inline Entry* EnsureCapacity(Shard& shard, Entry* e, size_t len) {
 // bytes long, the new bytes zero (Redis's sdsgrowzero); its TTL stays. The caller tells
 // WATCH once it has written.
 inline Entry* GrowZeroed(Shard& shard, std::string_view key, Entry* e, size_t len) {
-  if (e == nullptr) return shard.SetString(key, std::string(len, '\0'));
-  const size_t old_len = e->str().size();
-  if (len <= old_len) return e;
-  e = EnsureCapacity(shard, e, len);
+  size_t old_len = 0;
+  if (e == nullptr) {
+    // Exactly `len`, as Redis sizes a new bitmap, and without a zeroed temporary (SETBIT
+    // at the last offset would hold 512 MB twice).
+    e = shard.GrowString(shard.SetString(key, {}), len);
+  } else {
+    old_len = e->str().size();
+    if (len <= old_len) return e;
+    e = EnsureCapacity(shard, e, len);
+  }
   std::memset(e->MutableStr() + old_len, 0, len - old_len);
   e->SetStrLen(len);
   return e;
