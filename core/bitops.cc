@@ -3,6 +3,15 @@
 #include <algorithm>
 #include <cstring>
 
+// A function compiled for a CPU feature and for baseline x86-64, the loader picking one
+// (an ifunc). Sanitized builds keep the baseline only: the resolver runs at load time,
+// before the sanitizer's runtime is up, and its instrumented code crashes there.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define RC_CLONES(feature)
+#else
+#define RC_CLONES(feature) __attribute__((target_clones(feature, "default")))
+#endif
+
 namespace rc::bits {
 
 namespace {
@@ -19,7 +28,7 @@ uint8_t HighBits(unsigned s) { return uint8_t(~(0xffu >> s)); }
 }  // namespace
 
 // Four independent sums let the POPCNTs of one 32-byte block run in parallel.
-__attribute__((target_clones("popcnt", "default"))) uint64_t PopCount(const uint8_t* p, size_t n) {
+RC_CLONES("popcnt") uint64_t PopCount(const uint8_t* p, size_t n) {
   uint64_t c0 = 0, c1 = 0, c2 = 0, c3 = 0;
   for (; n >= 32; p += 32, n -= 32) {
     c0 += uint64_t(__builtin_popcountll(LoadWord(p)));
@@ -75,8 +84,8 @@ namespace {
 
 // One pass of `out[i] = out[i] op src[i]` over `n` bytes; plain loops the compiler turns
 // into vector instructions (the clones pick AVX2 where the CPU has it).
-__attribute__((target_clones("avx2", "default"))) void Fold(BitOpKind op, char* __restrict out,
-                                                            const char* __restrict src, size_t n) {
+RC_CLONES("avx2")
+void Fold(BitOpKind op, char* __restrict out, const char* __restrict src, size_t n) {
   auto* o = reinterpret_cast<uint8_t*>(out);
   auto* s = reinterpret_cast<const uint8_t*>(src);
   switch (op) {
