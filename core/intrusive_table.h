@@ -63,7 +63,11 @@ struct FreeDeleter {
 template <typename Node, typename Traits>
 class IntrusiveTable {
  public:
-  static constexpr size_t kRehashNodesPerOp = 128;
+  // A grow to 2N buckets starts at N nodes and the next one at 2N, so moving 2 nodes per
+  // operation ends it within N/2 inserts, and its cost is spread evenly over them: larger
+  // steps finish sooner but concentrate the whole move (a cache miss per node) into the
+  // first operations after a doubling, which clients see as a dip (docs/PERFORMANCE.md).
+  static constexpr size_t kRehashNodesPerOp = 2;
   // Skipping an empty old bucket is far cheaper than moving a node (no hash, no node
   // cache miss), so a step may skip this many buckets per node it is allowed to move.
   static constexpr size_t kEmptyVisitsPerNode = 8;

@@ -79,12 +79,14 @@ void Reactor::Run() {
   while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
     // One clock read per turn: idle bookkeeping and the cron only need milliseconds.
     now_ns_ = MonotonicNanos();
-    self.RunInbox();
+    const uint64_t input_before = self.stats().net_input_bytes;
+    const bool served = self.RunInbox() > 0;
     HandleEvents();
+    const bool idle_turn = !served && self.stats().net_input_bytes == input_before;
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
     if (!parked_.empty()) UnparkIfUnpaused();
-    bool more_housekeeping = self.shard().Housekeep();
+    bool more_housekeeping = idle_turn && self.shard().Housekeep();
     if (ExpiryDue()) {
       // Replies of this turn leave before the expiry work, so a mass expiry delays no
       // request by more than one expiry budget.

@@ -162,7 +162,8 @@ class Shard {
   CommandStats& command_stats() { return *command_stats_; }
   void set_command_stats(CommandStats* s) { command_stats_ = s; }
   absl::BitGen& rng() { return rng_; }
-  // Background work for an idle loop turn: finish an in-progress resize a bit at a time.
+  // Background work for a loop turn that served nobody: advance an in-progress resize by a
+  // bounded amount (busy turns leave it to the operations' own small steps).
   bool Housekeep();
 
   // Redis's signalModifiedKey: `key`'s value or TTL changed, so clients WATCHing it fail
