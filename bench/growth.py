@@ -43,7 +43,7 @@ def run(args, kind):
     for line in r.stdout.splitlines():
         f = line.split()
         if f[0] == "second":
-            series.append((int(f[2]), float(f[7])))  # req/s, max ms
+            series.append((int(f[2]), float(f[8])))  # req/s, max ms
     series = series[1:-1]
     rps = [s[0] for s in series]
     lat = [s[1] for s in series]
