@@ -119,7 +119,7 @@ void BitOp(BitOpKind op, absl::Span<const std::string_view> srcs, char* out, siz
     std::memset(out + n0, 0xff, len - n0);
     return;
   }
-  std::memcpy(out, first.data(), n0);
+  if (n0 > 0) std::memcpy(out, first.data(), n0);  // a missing key's view has no data
   std::memset(out + n0, 0, len - n0);
   for (size_t k = 1; k < srcs.size(); ++k) {
     const size_t n = std::min(srcs[k].size(), len);
