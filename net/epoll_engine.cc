@@ -27,6 +27,7 @@ constexpr int kAcceptsPerEvent = 64;
 // epoll data of the two fds that are not connections (a Connection* is never 0 or 1).
 constexpr uint64_t kListenerTag = 0;
 constexpr uint64_t kWakeTag = 1;
+constexpr uint64_t kNodeListenerTag = 2;
 
 bool AddFd(int epoll_fd, int fd, uint32_t events, uint64_t data) {
   epoll_event ev{};
@@ -60,17 +61,23 @@ bool EpollReactor::Init(std::string* error) {
   }
   // accept4 must never block the loop: another thread's listener shares the port, but a
   // connection that is reset before we take it would leave accept waiting.
-  int flags = fcntl(listen_fd_, F_GETFL);
-  if (flags < 0 || fcntl(listen_fd_, F_SETFL, flags | O_NONBLOCK) < 0) {
-    *error = StrCat("fcntl(O_NONBLOCK) on the listener: ", ErrnoText(errno));
-    return false;
+  for (int fd : {listen_fd_, node_listen_fd_}) {
+    if (fd < 0) continue;
+    int flags = fcntl(fd, F_GETFL);
+    if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+      *error = StrCat("fcntl(O_NONBLOCK) on the listener: ", ErrnoText(errno));
+      return false;
+    }
   }
   events_.resize(kMaxEvents);
   read_buf_ = std::make_unique<char[]>(kReadSize);
   return true;
 }
 
-void EpollReactor::StartAccepting() { AddFd(epoll_fd_, listen_fd_, EPOLLIN, kListenerTag); }
+void EpollReactor::StartAccepting() {
+  AddFd(epoll_fd_, listen_fd_, EPOLLIN, kListenerTag);
+  if (node_listen_fd_ >= 0) AddFd(epoll_fd_, node_listen_fd_, EPOLLIN, kNodeListenerTag);
+}
 
 void EpollReactor::Wake(uint32_t dest) {
   if (dest == id_) return;
@@ -107,8 +114,8 @@ void EpollReactor::HandleEvents() {
   // pointer in a later event of the batch is still valid; a closed one is skipped.
   for (int i = 0; i < ready_; ++i) {
     const epoll_event& ev = events_[size_t(i)];
-    if (ev.data.u64 == kListenerTag) {
-      AcceptReady();
+    if (ev.data.u64 == kListenerTag || ev.data.u64 == kNodeListenerTag) {
+      AcceptReady(ev.data.u64 == kNodeListenerTag);
     } else if (ev.data.u64 == kWakeTag) {
       eventfd_t ignored;
       eventfd_read(event_fd_, &ignored);
@@ -122,14 +129,15 @@ void EpollReactor::HandleEvents() {
   ready_ = 0;
 }
 
-void EpollReactor::AcceptReady() {
+void EpollReactor::AcceptReady(bool node) {
   for (int i = 0; i < kAcceptsPerEvent; ++i) {
-    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = accept4(node ? node_listen_fd_ : listen_fd_, nullptr, nullptr,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;  // EAGAIN: all taken; EMFILE and the like: try again next turn
     }
-    Connection* c = OnAccepted(fd);
+    Connection* c = OnAccepted(fd, node);
     if (c != nullptr && !AddFd(epoll_fd_, fd, EPOLLIN, reinterpret_cast<uint64_t>(c))) {
       Close(c);
     }

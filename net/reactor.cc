@@ -194,7 +194,7 @@ void Reactor::CloseIdle(int64_t now_ms) {
   }
 }
 
-Connection* Reactor::OnAccepted(int fd) {
+Connection* Reactor::OnAccepted(int fd, bool node) {
   ThreadStats& stats = shard_thread().stats();
   if (shared_.connected_clients.fetch_add(1) >= shared_.server->config.maxclients) {
     shared_.connected_clients.fetch_sub(1);
@@ -227,6 +227,8 @@ Connection* Reactor::OnAccepted(int fd) {
   c->client().authenticated = !AuthEnabled(*shared_.server);
   c->client().addr = SocketAddress(fd, /*peer=*/true);
   c->client().laddr = SocketAddress(fd, /*peer=*/false);
+  c->client().cluster_port = node ? node_port_ : shared_.main_cluster_port;
+  c->client().node_shard = node ? int32_t(id_) : -1;
   shard_thread().clients().Add(c);
   c->idle.owner = c;
   idle_.Touch(&c->idle, now_ns_ / 1'000'000);

@@ -45,6 +45,9 @@ struct ReactorShared {
   ShardSet* shards = nullptr;
   const Dispatcher* dispatcher = nullptr;
   ServerState* server = nullptr;
+  // The cluster node port connections on the main listeners belong to (a process that is
+  // one node of a multi-process map); 0 when the main port serves every key.
+  int main_cluster_port = 0;
   // Per reactor, the fd its Wake() targets: its ring (MSG_RING) or its eventfd. Filled
   // before any loop runs.
   std::vector<int> wake_fds;
@@ -62,6 +65,12 @@ class Reactor : public Waker {
  public:
   // `listen_fd` stays owned by the caller.
   Reactor(uint32_t id, int listen_fd, ReactorShared& shared);
+  // Before Init: this thread is also cluster node `node_port`, listening on `fd` (owned by
+  // the caller); its connections may only touch this shard's slots.
+  void SetNodeListener(int fd, int node_port) {
+    node_listen_fd_ = fd;
+    node_port_ = node_port;
+  }
   ~Reactor() override;
   Reactor(const Reactor&) = delete;
   Reactor& operator=(const Reactor&) = delete;
@@ -94,7 +103,8 @@ class Reactor : public Waker {
 
  protected:
   // ---- Engine hooks, all called on the reactor's thread.
-  // Starts taking connections from listen_fd_ (once, at the top of Run).
+  // Starts taking connections from listen_fd_ and node_listen_fd_ if any (once, at the
+  // top of Run).
   virtual void StartAccepting() = 0;
   // Handles every event gathered by the last Poll (or already completed, io_uring).
   virtual void HandleEvents() = 0;
@@ -112,9 +122,10 @@ class Reactor : public Waker {
   virtual void Forget(Connection* c) {}
 
   // ---- Handlers the engines call.
-  // A new socket from the listener: the connection, or nullptr when it was refused
-  // (maxclients; the socket is then closed).
-  Connection* OnAccepted(int fd);
+  // A new socket from the main listener or, with `node`, the thread's cluster node
+  // listener: the connection, or nullptr when it was refused (maxclients; the socket is
+  // then closed).
+  Connection* OnAccepted(int fd, bool node = false);
   // Bytes read from c's socket.
   void OnReceived(Connection* c, const char* data, size_t len);
   void CountSent(size_t n) { shard_thread().stats().net_output_bytes += n; }
@@ -129,6 +140,8 @@ class Reactor : public Waker {
 
   const uint32_t id_;
   const int listen_fd_;
+  int node_listen_fd_ = -1;  // this thread's cluster node port, or -1
+  int node_port_ = 0;
   ReactorShared& shared_;
   ShardSet& shards_;
 

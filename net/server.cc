@@ -54,52 +54,94 @@ Server::~Server() {
   }
   reactors_.clear();
   for (int fd : listen_fds_) ::close(fd);
+  for (int fd : node_listen_fds_) ::close(fd);
 }
 
-bool Server::Listen(int count, std::string* error) {
+int Server::BindListener(int port, bool reuse_port, int* bound_port, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
   std::string host = state_.config.bind;
   if (host == "*") host = "0.0.0.0";
+  addrinfo* res = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
+  if (rc != 0) {
+    *error = StrCat("cannot resolve bind address '", host, "': ", gai_strerror(rc));
+    return -1;
+  }
+  int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
+  int one = 1;
+  setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, state_.config.tcp_backlog) < 0) {
+    *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
+    ::close(fd);
+    freeaddrinfo(res);
+    return -1;
+  }
+  freeaddrinfo(res);
+  sockaddr_storage ss{};
+  socklen_t len = sizeof(ss);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
+  *bound_port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
+                                         : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
+  return fd;
+}
+
+bool Server::Listen(int count, std::string* error) {
   int port = state_.config.port;
   for (int i = 0; i < count; ++i) {
-    addrinfo* res = nullptr;
-    std::string service = std::to_string(port);
-    int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
-    if (rc != 0) {
-      *error = StrCat("cannot resolve bind address '", host, "': ", gai_strerror(rc));
-      return false;
-    }
-    int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
-    int one = 1;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-    // One listener per thread on the same port: the kernel spreads connections.
-    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-    if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, state_.config.tcp_backlog) < 0) {
-      *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
-      ::close(fd);
-      freeaddrinfo(res);
-      return false;
-    }
-    freeaddrinfo(res);
-    if (port == 0) {
-      // An ephemeral port: the other threads' listeners join the one the kernel chose.
-      sockaddr_storage ss{};
-      socklen_t len = sizeof(ss);
-      getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
-      port = ss.ss_family == AF_INET6 ? ntohs(reinterpret_cast<sockaddr_in6*>(&ss)->sin6_port)
-                                      : ntohs(reinterpret_cast<sockaddr_in*>(&ss)->sin_port);
-    }
+    // One listener per thread on the same port: the kernel spreads connections. With an
+    // ephemeral port, the other threads' listeners join the one the kernel chose.
+    int fd = BindListener(port, /*reuse_port=*/true, &port, error);
+    if (fd < 0) return false;
     listen_fds_.push_back(fd);
   }
   state_.bound_port = port;
   return true;
 }
 
+bool Server::ListenNodes(int count, std::string* error) {
+  const Config& c = state_.config;
+  std::vector<int> ports;
+  std::vector<std::vector<SlotRange>> ranges;
+  for (int i = 0; i < count; ++i) {
+    // cluster-port-base + i; else the ports after the main one; ephemeral with port 0.
+    int port = c.cluster_port_base > 0 ? c.cluster_port_base + i
+               : c.port > 0            ? state_.bound_port + 1 + i
+                                       : 0;
+    if (port > 65535) {
+      *error = StrCat("cluster node port of thread ", i, " would be ", port, ", above 65535");
+      return false;
+    }
+    int fd = BindListener(port, /*reuse_port=*/false, &port, error);
+    if (fd < 0) return false;
+    node_listen_fds_.push_back(fd);
+    ports.push_back(port);
+    ranges.push_back(shards_->RangesOf(uint32_t(i)));
+  }
+  state_.cluster.Publish(ClusterMap::PerThread(AnnouncedIp(c), ports, ranges));
+  node_ports_ = std::move(ports);
+  return true;
+}
+
 bool Server::Start(std::string* error) {
   int n = state_.config.EffectiveThreads();
+  const Config& config = state_.config;
+  const bool map_file = config.cluster_enabled && !config.cluster_config_file.empty();
+  if (map_file) {
+    // Loaded before the shards exist: they spread this process's slots over the threads.
+    if (config.port == 0) {
+      *error = "cluster-config-file needs a fixed port: the map names this node by it";
+      return false;
+    }
+    std::unique_ptr<ClusterMap> map =
+        LoadClusterMap(config.cluster_config_file, AnnouncedIp(config), config.port, error);
+    if (map == nullptr) return false;
+    state_.cluster.Publish(std::move(map));
+  }
   if (!Listen(n, error)) return false;
   IoEngine engine = IoEngine::kUring;
   if (!ParseIoEngine(state_.config.io_engine, &engine)) {
@@ -112,6 +154,8 @@ bool Server::Start(std::string* error) {
                                            ThreadPool::Priority::kIdle);
   state_.lazyfree = lazyfree_.get();
   shards_ = std::make_unique<ShardSet>(size_t(n), &state_);
+  if (config.cluster_enabled && !map_file && !ListenNodes(n, error)) return false;
+  shared_.main_cluster_port = map_file ? state_.bound_port : 0;
   dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();
@@ -137,6 +181,9 @@ bool Server::Start(std::string* error) {
     }
     Log(LogLevel::kNotice, "Metrics on http://", state_.config.bind, ":", metrics_->port(),
         "/metrics");
+  }
+  for (size_t i = 0; i < node_ports_.size(); ++i) {
+    Log(LogLevel::kNotice, "Cluster node of thread ", i, " on port ", node_ports_[i]);
   }
   Log(LogLevel::kNotice, "Ready to accept connections tcp port=", state_.bound_port);
   return true;
@@ -166,6 +213,7 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
     } else {
       reactors_.push_back(std::make_unique<EpollReactor>(uint32_t(i), listen_fds_[i], shared_));
     }
+    if (i < node_listen_fds_.size()) reactors_[i]->SetNodeListener(node_listen_fds_[i], node_ports_[i]);
   }
 
   // Each engine is set up on its own thread (a ring has a single issuer); all must exist

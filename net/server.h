@@ -43,7 +43,14 @@ class Server {
   ServerState& state() { return state_; }
 
  private:
+  // A listening socket on `port` (0: ephemeral) of the bind address; -1 and *error on
+  // failure. *bound_port gets the port it listens on.
+  int BindListener(int port, bool reuse_port, int* bound_port, std::string* error);
+  // One listener per thread on the main port (SO_REUSEPORT).
   bool Listen(int count, std::string* error);
+  // cluster-enabled without a map file: one more listener per thread, its cluster node
+  // port (docs/CLUSTER.md), and the map of those nodes.
+  bool ListenNodes(int count, std::string* error);
   // Creates the reactors with `engine` and starts their threads; on failure (some
   // reactor's Init failed) every thread is joined and the reactors are gone again.
   bool StartReactors(IoEngine engine, std::string* error);
@@ -60,6 +67,8 @@ class Server {
   std::unique_ptr<MetricsServer> metrics_;
   ReactorShared shared_;
   std::vector<int> listen_fds_;  // one per reactor, closed after the reactors are gone
+  std::vector<int> node_listen_fds_;  // per-thread cluster node ports, likewise
+  std::vector<int> node_ports_;
   // Wakes the reactors from threads without one; replaced only while no reactor runs.
   // wake_mu_ keeps it (and the reactors' wake fds) alive while a WakeAll uses it.
   std::mutex wake_mu_;

@@ -96,10 +96,10 @@ io_uring_sqe* UringReactor::GetSqe() {
   return sqe;
 }
 
-void UringReactor::ArmAccept() {
+void UringReactor::ArmAccept(bool node) {
   io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_multishot_accept(sqe, listen_fd_, nullptr, nullptr, 0);
-  io_uring_sqe_set_data64(sqe, kAccept);
+  io_uring_prep_multishot_accept(sqe, node ? node_listen_fd_ : listen_fd_, nullptr, nullptr, 0);
+  io_uring_sqe_set_data64(sqe, node ? kAcceptNode : kAccept);
 }
 
 void UringReactor::ArmRecv(Connection* c) {
@@ -153,7 +153,8 @@ void UringReactor::HandleCompletion(io_uring_cqe* cqe) {
   auto* conn = reinterpret_cast<Connection*>(data & ~kKindMask);
   switch (kind) {
     case kAccept:
-      OnAccept(cqe->res, cqe->flags);
+    case kAcceptNode:
+      OnAccept(cqe->res, cqe->flags, kind == kAcceptNode);
       break;
     case kRecv:
       OnRecv(conn, cqe->res, cqe->flags);
@@ -166,10 +167,10 @@ void UringReactor::HandleCompletion(io_uring_cqe* cqe) {
   }
 }
 
-void UringReactor::OnAccept(int res, uint32_t flags) {
-  if (!(flags & IORING_CQE_F_MORE)) ArmAccept();
+void UringReactor::OnAccept(int res, uint32_t flags, bool node) {
+  if (!(flags & IORING_CQE_F_MORE)) ArmAccept(node);
   if (res < 0) return;
-  if (Connection* c = OnAccepted(res)) ArmRecv(c);
+  if (Connection* c = OnAccepted(res, node)) ArmRecv(c);
 }
 
 void UringReactor::OnRecv(Connection* c, int res, uint32_t flags) {

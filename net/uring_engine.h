@@ -28,10 +28,14 @@ class UringReactor final : public Reactor {
   static constexpr uint64_t kWakeTag = 3;
 
  private:
-  enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = kWakeTag, kIgnore = 4 };
+  enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = kWakeTag, kIgnore = 4,
+                        kAcceptNode = 5 };
   static constexpr uint64_t kKindMask = 7;
 
-  void StartAccepting() override { ArmAccept(); }
+  void StartAccepting() override {
+    ArmAccept(false);
+    if (node_listen_fd_ >= 0) ArmAccept(true);
+  }
   void HandleEvents() override;
   bool EventsPending() const override;
   void Submit() override { io_uring_submit(&ring_); }
@@ -39,10 +43,10 @@ class UringReactor final : public Reactor {
   void Send(Connection* c) override;
 
   io_uring_sqe* GetSqe();
-  void ArmAccept();
+  void ArmAccept(bool node);
   void ArmRecv(Connection* c);
   void HandleCompletion(io_uring_cqe* cqe);
-  void OnAccept(int res, uint32_t flags);
+  void OnAccept(int res, uint32_t flags, bool node);
   void OnRecv(Connection* c, int res, uint32_t flags);
   void OnSend(Connection* c, int res);
   bool SetupBufferRing(std::string* error);

@@ -66,6 +66,13 @@ struct ClientState {
     kReplyWasClient = 8
   };
   uint8_t reply_bits = 0;
+  // Cluster mode (docs/CLUSTER.md): the port of the node this connection reached. Keys of
+  // slots another node serves get MOVED, keys of several slots CROSSSLOT. 0: every key is
+  // served here (cluster mode off, or the main port of a one-process cluster).
+  int cluster_port = 0;
+  // The shard that is this connection's node (a per-thread node port): commands over the
+  // whole keyspace (DBSIZE, KEYS, SCAN, FLUSHALL, ...) see only it. -1: every shard.
+  int32_t node_shard = -1;
 
   // Keys of this connection's multi-shard commands that are still taking their locks.
   // A later command of the same connection that names one of them must not run before

@@ -79,6 +79,38 @@ bool Dispatcher::OomRefuses(const Request& req) const {
   return deny && OutOfMemory(shards_, req.self.id(), server_);
 }
 
+std::string Dispatcher::ClusterRedirect(Request& req) const {
+  const CommandSpec& spec = *req.spec;
+  if (spec.keys.none() && spec.numkeys_index == 0) return {};
+  const ClusterMap* map = req.self.cluster_map(server_.cluster);
+  if (map == nullptr) return {};
+  int slot = -1;
+  auto visit = [&](size_t pos) {
+    const int s = KeySlot(req.args[pos]);
+    if (slot >= 0 && s != slot) return false;
+    slot = s;
+    return true;
+  };
+  if (spec.numkeys_index > 0) {
+    std::vector<size_t> all;
+    // A numkeys that does not count the keys present is the command's own error to give.
+    if (!spec.AllKeyPositions(req.args, &all)) return {};
+    for (size_t pos : all) {
+      if (!visit(pos)) return std::string(err::kCrossSlot);
+    }
+  } else {
+    const KeySpan keys = spec.KeysIn(req.args.size());
+    for (size_t i = keys.first; i <= keys.last; i += keys.step) {
+      if (!visit(i)) return std::string(err::kCrossSlot);
+    }
+  }
+  if (slot < 0 || map->ServesHere(uint16_t(slot), req.client.cluster_port)) return {};
+  const int16_t owner = map->OwnerOf(uint16_t(slot));
+  if (owner == ClusterMap::kNoNode) return std::string(err::kClusterDown);
+  const ClusterNode& node = map->nodes()[size_t(owner)];
+  return StrCat("MOVED ", slot, " ", node.ip, ":", node.port);
+}
+
 void Dispatcher::Refuse(Request& req, int64_t stat_id, std::string_view error) const {
   if (req.client.multi) req.client.multi->aborted = true;
   CommandStats& stats = req.self.command_stats();
@@ -165,6 +197,13 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // After the name and arity checks, as Redis: an unknown command is reported as such.
   if (!(flags & kCmdNoAuth) && AuthRequired(server_, client)) {
     return Refuse(req, spec->stat_id, err::kNoAuth);
+  }
+  // Where Redis checks it: after authentication, before OOM and queueing, so a refused
+  // command dooms a transaction.
+  if (client.cluster_port != 0) {
+    if (std::string moved = ClusterRedirect(req); !moved.empty()) {
+      return Refuse(req, spec->stat_id, moved);
+    }
   }
   // Redis's no-multi commands (SHUTDOWN) are refused, and so doom the transaction.
   if (client.multi && (flags & kCmdNoMulti)) return Refuse(req, spec->stat_id, err::kNoMulti);

@@ -33,5 +33,10 @@ inline constexpr std::string_view kHelloNoAuth =
     "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO "
     "AUTH <user> <pass> option can be used to authenticate the client and select the RESP "
     "protocol version at the same time";
+// Redis Cluster (docs/CLUSTER.md). MOVED is built per request: "MOVED <slot> <ip>:<port>".
+inline constexpr std::string_view kCrossSlot =
+    "CROSSSLOT Keys in request don't hash to the same slot";
+inline constexpr std::string_view kClusterDown = "CLUSTERDOWN Hash slot not served";
+inline constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
 
 }  // namespace rc::err

@@ -222,6 +222,16 @@ std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set) {
       LockSet{std::make_shared<const KeyGroups>(AllShards(set)), true});
 }
 
+std::vector<uint32_t> NodeShards(const ShardSet& set, const ClientState& client) {
+  if (client.node_shard >= 0) return {uint32_t(client.node_shard)};
+  return AllShards(set);
+}
+
+std::shared_ptr<const LockSet> LockNodeShards(const CoordCmd& cmd) {
+  return std::make_shared<const LockSet>(
+      LockSet{std::make_shared<const KeyGroups>(NodeShards(cmd.shards, cmd.client)), true});
+}
+
 void AcquireThen(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Task locked) {
   AcquireThen(cmd.self, cmd.shards, cmd.client, cmd.sink, std::move(locks), std::move(locked));
 }

@@ -52,6 +52,10 @@ struct LockSet {
 
 std::shared_ptr<const LockSet> LockKeys(std::shared_ptr<const KeyGroups> groups);
 std::shared_ptr<const LockSet> LockWholeShards(const ShardSet& set);
+// Every shard the client's node holds: one for a per-thread cluster node's connection,
+// else all (ClientState::node_shard). Commands over the whole keyspace work on these.
+std::vector<uint32_t> NodeShards(const ShardSet& set, const ClientState& client);
+std::shared_ptr<const LockSet> LockNodeShards(const CoordCmd& cmd);
 
 // A step of a locked command: runs on the thread of shard `groups->shards[gi]`, possibly on
 // several threads at once, so it touches only the shard it is given and immutable data.

@@ -19,6 +19,7 @@ void RegisterSlowlogCommands(CommandTable& table);
 void RegisterLatencyCommands(CommandTable& table);
 void RegisterMemoryCommands(CommandTable& table);
 void RegisterObjectCommands(CommandTable& table);
+void RegisterClusterCommands(CommandTable& table);
 
 CommandTable BuildCommandTable() {
   CommandTable table;
@@ -37,6 +38,7 @@ CommandTable BuildCommandTable() {
   RegisterLatencyCommands(table);
   RegisterMemoryCommands(table);
   RegisterObjectCommands(table);
+  RegisterClusterCommands(table);
   table.AssignStatIds();
   return table;
 }

@@ -18,6 +18,7 @@
 #include "shard/runtime/shard.h"
 #include "shard/runtime/stats.h"
 #include "shard/server/client_registry.h"
+#include "shard/server/server_state.h"
 
 namespace rc {
 
@@ -56,6 +57,18 @@ class ShardThread {
   // Owner thread: runs every task received so far; returns how many ran.
   size_t RunInbox();
 
+  // Owner thread: the cluster map as of now (nullptr when cluster mode is off). The
+  // thread keeps its own reference and fetches a new one only after a reload, so
+  // checking costs one atomic load.
+  const ClusterMap* cluster_map(const ClusterState& cluster) {
+    const uint64_t generation = cluster.generation();
+    if (generation != cluster_generation_) {
+      cluster_map_ = cluster.map();
+      cluster_generation_ = generation;
+    }
+    return cluster_map_.get();
+  }
+
  private:
   uint32_t id_;
   ThreadStats stats_;
@@ -68,24 +81,38 @@ class ShardThread {
   HopLanes hops_;
   Inbox inbox_;
   std::vector<Task> draining_;
+  std::shared_ptr<const ClusterMap> cluster_map_;
+  uint64_t cluster_generation_ = 0;
 };
+
+// Each shard owns one contiguous range of Redis Cluster slots, so a thread can be a
+// cluster node of its own (docs/CLUSTER.md). The ranges split `local` (the slots this
+// process serves; all of them without a cluster map) into `shards` runs of nearly equal
+// size, as redis-cli --cluster create splits 16384 slots over its masters (3 shards:
+// 0-5460, 5461-10922, 10923-16383); a slot outside `local` goes with the next one inside.
+std::vector<uint16_t> SplitSlots(size_t shards, const std::vector<bool>& local);
 
 class ShardSet {
  public:
+  // The slot ranges follow the cluster map `server` holds, if any (its local slots).
   ShardSet(size_t threads, const ServerState* server);
 
   size_t size() const { return threads_.size(); }
   ShardThread& thread(uint32_t i) { return *threads_[i]; }
-  // Redis Cluster slot of the key (honouring {hash tags}) modulo the shard count, so keys
-  // that share a tag share a shard.
+  // The shard owning the key's Redis Cluster slot (honouring {hash tags}), so keys that
+  // share a tag share a shard.
   uint32_t ShardOf(std::string_view key) const {
-    return threads_.size() == 1 ? 0 : KeySlot(key) % threads_.size();
+    return threads_.size() == 1 ? 0 : slot_shard_[KeySlot(key)];
   }
+  uint32_t ShardOfSlot(uint16_t slot) const { return slot_shard_[slot]; }
+  // The slots `shard` owns, as ascending ranges.
+  std::vector<SlotRange> RangesOf(uint32_t shard) const;
   // Owner thread `from`: hands its outbox to the destinations.
   void FlushOutbox(uint32_t from, Waker& waker);
 
  private:
   std::vector<std::unique_ptr<ShardThread>> threads_;
+  std::vector<uint16_t> slot_shard_;  // slot -> shard; fixed for the process's lifetime
 };
 
 }  // namespace rc

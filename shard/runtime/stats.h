@@ -13,7 +13,7 @@ struct ThreadStats {
   uint64_t commands_processed = 0;
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
-  // Posts to other threads and replies received, to show cross-shard traffic.
+  // Commands sent to the thread owning their keys (one hop each): INFO forwarded_commands.
   uint64_t remote_commands = 0;
   // Connections CLIENT PAUSE holds (INFO's blocked_clients, as Redis counts them).
   uint64_t blocked_clients = 0;

@@ -52,6 +52,13 @@ struct Config {
   // and then stores what runs here.
   std::string io_engine = "io_uring";
   std::string config_file;
+  // Redis Cluster protocol (docs/CLUSTER.md). Without a map file every worker thread is a
+  // node on its own port: cluster_port_base + i, or port + 1 + i when the base is 0
+  // (ephemeral ports when `port` is 0 too).
+  bool cluster_enabled = false;
+  std::string cluster_config_file;  // the shared JSON slot map; "": one node per thread
+  std::string cluster_announce_ip;  // the address nodes advertise; "": bind, or 127.0.0.1
+  int cluster_port_base = 0;
   // Changeable with CONFIG SET.
   Tunable<int64_t> maxclients = 10000;
   Tunable<int64_t> proto_max_bulk_len = 512LL * 1024 * 1024;

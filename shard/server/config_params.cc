@@ -343,7 +343,28 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back(Accepted("tcp-keepalive", "300", IntNormalizer(0, INT32_MAX)));
   p.push_back(Immutable("supervised", "no"));
   p.push_back(Immutable("pidfile", ""));
-  p.push_back(Immutable("cluster-enabled", "no"));
+  p.push_back({"cluster-enabled", [](const Config& c) { return YesNo(c.cluster_enabled); },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "yes" && l != "no") return std::string("argument must be 'yes' or 'no'");
+                 c.cluster_enabled = l == "yes";
+                 return std::string();
+               },
+               false});
+  p.push_back({"cluster-config-file", [](const Config& c) { return c.cluster_config_file; },
+               [](Config& c, std::string_view v) {
+                 c.cluster_config_file = std::string(v);
+                 return std::string();
+               },
+               false});
+  p.push_back({"cluster-announce-ip", [](const Config& c) { return c.cluster_announce_ip; },
+               [](Config& c, std::string_view v) {
+                 c.cluster_announce_ip = std::string(v);
+                 return std::string();
+               },
+               false});
+  p.push_back({"cluster-port-base", IntGetter(&Config::cluster_port_base),
+               IntSetter(&Config::cluster_port_base, 0, 65535), false});
   // A master with no replication: replicaof stays empty (the file may not set it).
   p.push_back(
       {"replicaof", [](const Config&) { return std::string(); },

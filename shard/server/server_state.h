@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "shard/server/cluster_state.h"
 #include "shard/server/config.h"
 #include "shard/server/introspection.h"
 #include "shard/server/memory_state.h"
@@ -46,6 +47,8 @@ struct ServerState {
   Introspection introspect;
   // maxmemory's server-wide figures (shard/runtime/memory_limit.h).
   MemoryState memory;
+  // The slot map while cluster-enabled is yes (docs/CLUSTER.md); no map otherwise.
+  ClusterState cluster;
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

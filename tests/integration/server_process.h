@@ -38,7 +38,16 @@ int PickFreePort();
 // Redis Cluster hash slot of `key` (CRC16/XMODEM of the {tag} if any, mod 16384): the same
 // routing function the server uses, so tests can pick keys that land on each shard.
 int KeySlot(std::string_view key);
-inline int ShardOf(std::string_view key, int threads) { return KeySlot(key) % threads; }
+// Each shard owns a contiguous slot range; shard i's starts at round(i * 16384 / threads),
+// as redis-cli --cluster create splits slots (shard/runtime/shard_set.h).
+inline int ShardOf(std::string_view key, int threads) {
+  const int slot = KeySlot(key);
+  int shard = 0;
+  while (shard + 1 < threads && (2 * (shard + 1) * 16384 + threads) / (2 * threads) <= slot) {
+    ++shard;
+  }
+  return shard;
+}
 // `count` distinct keys "<prefix><i>" whose shard (for `threads`) is `shard`.
 std::vector<std::string> KeysOnShard(std::string_view prefix, int shard, int threads, int count);
 

@@ -36,8 +36,13 @@ def crc16(data):
 
 
 def shard_of(key, threads=THREADS):
-    """The server's routing: Redis Cluster's slot (keys here have no hash tags)."""
-    return (crc16(key.encode()) & 16383) % threads
+    """The server's routing: each shard owns a contiguous range of Redis Cluster slots,
+    shard i's from round(i * 16384 / threads) (keys here have no hash tags)."""
+    slot = crc16(key.encode()) & 16383
+    shard = 0
+    while shard + 1 < threads and (2 * (shard + 1) * 16384 + threads) // (2 * threads) <= slot:
+        shard += 1
+    return shard
 
 
 def wait_until(predicate, timeout=EVENTUALLY, step=0.005):

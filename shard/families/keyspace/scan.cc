@@ -27,7 +27,7 @@ void Keys(CoordCmd& cmd) {
   auto pattern = std::make_shared<const std::string>(cmd.args[1]);
   DeferredReply out(cmd);
   LockedFanOut<std::vector<std::string>>(
-      cmd, LockWholeShards(cmd.shards),
+      cmd, LockNodeShards(cmd),
       [pattern](Shard& shard, size_t) {
         std::vector<std::string> keys;
         bool all = *pattern == "*";
@@ -71,7 +71,9 @@ void Scan(CoordCmd& cmd) {
   } opts{std::string(parsed.pattern), std::string(parsed.type), parsed.use_pattern, parsed.use_type,
          parsed.count};
   const uint64_t nshards = cmd.shards.size();
-  const uint32_t shard_id = uint32_t(cursor % nshards);
+  // A per-thread cluster node scans its own shard only, with the same cursor encoding.
+  const int32_t node_shard = cmd.client.node_shard;
+  const uint32_t shard_id = node_shard >= 0 ? uint32_t(node_shard) : uint32_t(cursor % nshards);
   const uint64_t position = cursor / nshards;
   auto shared = std::make_shared<const Options>(std::move(opts));
   DeferredReply out(cmd);
@@ -103,13 +105,13 @@ void Scan(CoordCmd& cmd) {
         b.next_position = pos;
         return b;
       },
-      [out, shard_id, nshards](std::vector<Batch>& batches) {
+      [out, shard_id, nshards, node_shard](std::vector<Batch>& batches) {
         Batch& b = batches[0];
         uint64_t next;
         if (b.next_position != 0) {
           next = b.next_position * nshards + shard_id;
         } else {
-          next = shard_id + 1 < nshards ? shard_id + 1 : 0;
+          next = node_shard < 0 && shard_id + 1 < nshards ? shard_id + 1 : 0;
         }
         out.Send([&](ReplyBuilder& rb) {
           rb.ArrayLen(2);
@@ -123,7 +125,7 @@ void Scan(CoordCmd& cmd) {
 void DbSize(CoordCmd& cmd) {
   DeferredReply out(cmd);
   LockedFanOut<int64_t>(
-      cmd, LockWholeShards(cmd.shards), [](Shard& shard, size_t) { return int64_t(shard.size()); },
+      cmd, LockNodeShards(cmd), [](Shard& shard, size_t) { return int64_t(shard.size()); },
       [out](std::vector<int64_t>& sizes) {
         int64_t total = 0;
         for (int64_t s : sizes) total += s;
@@ -140,7 +142,7 @@ void RandomKey(CoordCmd& cmd) {
   DeferredReply out(cmd);
   ShardThread* self = &cmd.self;
   FanOut<Pick>(
-      cmd.self, cmd.shards, AllShards(cmd.shards),
+      cmd.self, cmd.shards, NodeShards(cmd.shards, cmd.client),
       [](Shard& shard, size_t) {
         Pick p;
         p.size = shard.size();
@@ -191,7 +193,7 @@ void Flush(CoordCmd& cmd) {
   if (!p.Finish()) return cmd.reply.Error(p.error());
   DeferredReply out(cmd);
   LockedFanOut<bool>(
-      cmd, LockWholeShards(cmd.shards),
+      cmd, LockNodeShards(cmd),
       [async](Shard& shard, size_t) {
         shard.Flush(async);
         return true;

@@ -41,6 +41,7 @@ struct Totals {
   uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
   uint64_t blocked_clients = 0;
+  uint64_t forwarded_commands = 0;  // run on another thread than their connection's
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
   CommandStats commands;  // every thread's, merged
@@ -56,6 +57,7 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.rejected_connections += r.thread.rejected_connections;
     t.blocked_clients += r.thread.blocked_clients;
     t.commands_processed += r.thread.commands_processed;
+    t.forwarded_commands += r.thread.remote_commands;
     t.net_input_bytes += r.thread.net_input_bytes;
     t.net_output_bytes += r.thread.net_output_bytes;
     t.instantaneous_ops += r.thread.InstantaneousOps();
@@ -84,7 +86,7 @@ void ServerSection(const ServerState& s, std::string* out) {
   int64_t now_us = s.clock->NowUnixMicros();
   int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
   StrAppend(out, "# Server\r\n", "redis_version:", kRedisVersion, "\r\n",
-            "ringcache_version:0.1.0\r\n", "redis_mode:standalone\r\n", "os:", u.sysname, " ",
+            "ringcache_version:0.1.0\r\n", "redis_mode:", s.config.cluster_enabled ? "cluster" : "standalone", "\r\n", "os:", u.sysname, " ",
             u.release, " ", u.machine, "\r\n", "arch_bits:64\r\n",
             "multiplexing_api:", s.config.io_engine, "\r\n", "io_engine:", s.config.io_engine,
             "\r\n", "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__, "\r\n",
@@ -150,7 +152,10 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
             "\r\n", "current_eviction_exceeded_time:", s.memory.CurrentOverMs(now_ms), "\r\n",
             "keyspace_hits:", t.keyspace_hits, "\r\n", "keyspace_misses:", t.keyspace_misses,
             "\r\n", "lazyfreed_objects:", LazyfreeDone(s), "\r\n", "unexpected_error_replies:0\r\n",
-            "total_error_replies:", t.commands.total_error_replies(), "\r\n\r\n");
+            "total_error_replies:", t.commands.total_error_replies(), "\r\n",
+            // ringcache's own: commands whose keys another thread owned (one hop each);
+            // cluster-aware clients on the per-thread ports keep it near 0 (docs/CLUSTER.md).
+            "forwarded_commands:", t.forwarded_commands, "\r\n\r\n");
 }
 
 // A master without replicas and without a backlog, as Redis reports one.
@@ -291,7 +296,10 @@ void Info(CoordCmd& cmd) {
           if (s == "commandstats") CommandStatsSection(t, *names, &text);
           if (s == "errorstats") ErrorStatsSection(t, &text);
           if (s == "latencystats") LatencyStatsSection(t, *names, percentiles, &text);
-          if (s == "cluster") StrAppend(&text, "# Cluster\r\ncluster_enabled:0\r\n\r\n");
+          if (s == "cluster") {
+            StrAppend(&text, "# Cluster\r\ncluster_enabled:", server->config.cluster_enabled ? 1 : 0,
+                      "\r\n\r\n");
+          }
           if (s == "keyspace") KeyspaceSection(t, &text);
         }
         // Redis ends the last section without the blank line.
