@@ -1,10 +1,10 @@
 #include "net/resp_parser.h"
 
-#include "core/split_args.h"
-
 #include <algorithm>
 #include <cassert>
 #include <limits>
+
+#include "core/split_args.h"
 
 namespace rc::net {
 namespace {

@@ -213,7 +213,8 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
     } else {
       reactors_.push_back(std::make_unique<EpollReactor>(uint32_t(i), listen_fds_[i], shared_));
     }
-    if (i < node_listen_fds_.size()) reactors_[i]->SetNodeListener(node_listen_fds_[i], node_ports_[i]);
+    if (i < node_listen_fds_.size())
+      reactors_[i]->SetNodeListener(node_listen_fds_[i], node_ports_[i]);
   }
 
   // Each engine is set up on its own thread (a ring has a single issuer); all must exist

@@ -66,7 +66,7 @@ class Server {
   // After the shards: destroyed (its thread stopped) before them.
   std::unique_ptr<MetricsServer> metrics_;
   ReactorShared shared_;
-  std::vector<int> listen_fds_;  // one per reactor, closed after the reactors are gone
+  std::vector<int> listen_fds_;       // one per reactor, closed after the reactors are gone
   std::vector<int> node_listen_fds_;  // per-thread cluster node ports, likewise
   std::vector<int> node_ports_;
   // Wakes the reactors from threads without one; replaced only while no reactor runs.

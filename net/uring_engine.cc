@@ -54,8 +54,8 @@ bool UringReactor::Init(std::string* error) {
 
 bool UringReactor::SetupBufferRing(std::string* error) {
   buf_ring_bytes_ = kBufCount * sizeof(io_uring_buf);
-  void* mem = mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE,
-                   MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
+  void* mem =
+      mmap(nullptr, buf_ring_bytes_, PROT_READ | PROT_WRITE, MAP_ANONYMOUS | MAP_PRIVATE, -1, 0);
   if (mem == MAP_FAILED) {
     *error = "mmap of the buffer ring failed";
     return false;

@@ -28,8 +28,14 @@ class UringReactor final : public Reactor {
   static constexpr uint64_t kWakeTag = 3;
 
  private:
-  enum OpKind : uint64_t { kAccept = 0, kRecv = 1, kSend = 2, kWake = kWakeTag, kIgnore = 4,
-                        kAcceptNode = 5 };
+  enum OpKind : uint64_t {
+    kAccept = 0,
+    kRecv = 1,
+    kSend = 2,
+    kWake = kWakeTag,
+    kIgnore = 4,
+    kAcceptNode = 5
+  };
   static constexpr uint64_t kKindMask = 7;
 
   void StartAccepting() override {

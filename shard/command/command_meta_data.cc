@@ -61,6 +61,17 @@ const CommandMeta kCommandMeta[] = {
      ":1\r\n"
      "$5\r\nlimit\r\n"
      ":0\r\n"},
+    {"asking",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$46\r\nSent by cluster clients after an -ASK redirect\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n", "~0\r\n"},
     {"auth",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -1118,6 +1129,167 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
      "~0\r\n", "~0\r\n"},
+    {"cluster",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$32\r\nA container for cluster commands\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$22\r\nDepends on subcommand.\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"cluster|help",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$49\r\nShow helpful text about the different subcommands\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n5.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"cluster|info",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$44\r\nProvides info about Redis Cluster node state\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
+    {"cluster|myid",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$18\r\nReturn the node id\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"cluster|slots",
+     "%8\r\n"
+     "$7\r\nsummary\r\n"
+     "$42\r\nGet array of Cluster slot to node mappings\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$49\r\nO(N) where N is the total number of Cluster nodes\r\n"
+     "$9\r\ndoc_flags\r\n"
+     "~1\r\n"
+     "+deprecated\r\n"
+     "$16\r\ndeprecated_since\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$11\r\nreplaced_by\r\n"
+     "$16\r\n`CLUSTER SHARDS`\r\n"
+     "$7\r\nhistory\r\n"
+     "~2\r\n"
+     "*2\r\n"
+     "$5\r\n4.0.0\r\n"
+     "$15\r\nAdded node IDs.\r\n"
+     "*2\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$43\r\nAdded additional networking metadata field.\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
+    {"cluster|shards",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$43\r\nGet array of cluster slots to node mappings\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$49\r\nO(N) where N is the total number of cluster nodes\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
+    {"cluster|nodes",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$31\r\nGet Cluster config for the node\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$49\r\nO(N) where N is the total number of Cluster nodes\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
+    {"cluster|keyslot",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$42\r\nReturns the hash slot of the specified key\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$46\r\nO(N) where N is the number of bytes in the key\r\n"
+     "$9\r\narguments\r\n"
+     "*1\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$3\r\nkey\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"cluster|countkeysinslot",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$58\r\nReturn the number of local keys in the specified hash slot\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n"
+     "$9\r\narguments\r\n"
+     "*1\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$4\r\nslot\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"cluster|getkeysinslot",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$49\r\nReturn local key names in the specified hash slot\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$49\r\nO(log(N)) where N is the number of requested keys\r\n"
+     "$9\r\narguments\r\n"
+     "*2\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$4\r\nslot\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$5\r\ncount\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
     {"command",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -5114,6 +5286,28 @@ const CommandMeta kCommandMeta[] = {
      "$25\r\nrequest_policy:all_shards\r\n"
      "$23\r\nnondeterministic_output\r\n",
      "~0\r\n"},
+    {"readonly",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$63\r\nEnables read queries for a connection to a cluster replica node\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n", "~0\r\n"},
+    {"readwrite",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$64\r\nDisables read queries for a connection to a cluster replica node\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$7\r\ncluster\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n", "~0\r\n"},
     {"rename",
      "%5\r\n"
      "$7\r\nsummary\r\n"

@@ -37,6 +37,7 @@ inline constexpr std::string_view kHelloNoAuth =
 inline constexpr std::string_view kCrossSlot =
     "CROSSSLOT Keys in request don't hash to the same slot";
 inline constexpr std::string_view kClusterDown = "CLUSTERDOWN Hash slot not served";
-inline constexpr std::string_view kClusterDisabled = "ERR This instance has cluster support disabled";
+inline constexpr std::string_view kClusterDisabled =
+    "ERR This instance has cluster support disabled";
 
 }  // namespace rc::err

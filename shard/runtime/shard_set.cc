@@ -29,8 +29,8 @@ std::vector<uint16_t> SplitSlots(size_t shards, const std::vector<bool>& local) 
 
 ShardSet::ShardSet(size_t threads, const ServerState* server) {
   std::shared_ptr<const ClusterMap> map = server != nullptr ? server->cluster.map() : nullptr;
-  slot_shard_ =
-      SplitSlots(threads, map != nullptr ? map->LocalSlots() : std::vector<bool>(kNumKeySlots, true));
+  slot_shard_ = SplitSlots(
+      threads, map != nullptr ? map->LocalSlots() : std::vector<bool>(kNumKeySlots, true));
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) {
     threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, server));

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <set>
+#include <sstream>
 
 #include "core/json.h"
 #include "core/strings.h"
@@ -134,9 +134,9 @@ bool ClusterMap::Index(std::string* error) {
     for (const SlotRange& r : nodes_[n].slots) {
       for (uint32_t s = r.first; s <= r.last; ++s) {
         if (owner_[s] != kNoNode) {
-          *error = StrCat("slot ", s, " is owned by both ", nodes_[size_t(owner_[s])].ip, ":",
-                          nodes_[size_t(owner_[s])].port, " and ", nodes_[n].ip, ":",
-                          nodes_[n].port);
+          *error =
+              StrCat("slot ", s, " is owned by both ", nodes_[size_t(owner_[s])].ip, ":",
+                     nodes_[size_t(owner_[s])].port, " and ", nodes_[n].ip, ":", nodes_[n].port);
           return false;
         }
         owner_[s] = int16_t(n);

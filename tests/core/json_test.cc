@@ -10,8 +10,8 @@ using Kind = JsonValue::Kind;
 TEST(Json, ParsesObjectsArraysAndScalars) {
   JsonValue v;
   std::string error;
-  ASSERT_TRUE(ParseJson(R"( {"a": [1, -2, "x\"y\u0041"], "b": {"c": true, "d": null}} )", &v,
-                        &error))
+  ASSERT_TRUE(
+      ParseJson(R"( {"a": [1, -2, "x\"y\u0041"], "b": {"c": true, "d": null}} )", &v, &error))
       << error;
   ASSERT_TRUE(v.is(Kind::kObject));
   const JsonValue* a = v.Find("a");

@@ -86,9 +86,8 @@ void Info(CoordCmd& cmd) {
       "cluster_slots_pfail:0\r\n", "cluster_slots_fail:0\r\n",
       "cluster_known_nodes:", map->nodes().size(), "\r\n", "cluster_size:", masters, "\r\n",
       "cluster_current_epoch:", std::max<uint64_t>(map->nodes().size(), cmd.server.cluster.epoch()),
-      "\r\n", "cluster_my_epoch:", my_epoch, "\r\n",
-      "cluster_stats_messages_sent:0\r\n", "cluster_stats_messages_received:0\r\n",
-      "total_cluster_links_buffer_limit_exceeded:0\r\n");
+      "\r\n", "cluster_my_epoch:", my_epoch, "\r\n", "cluster_stats_messages_sent:0\r\n",
+      "cluster_stats_messages_received:0\r\n", "total_cluster_links_buffer_limit_exceeded:0\r\n");
   cmd.reply.Verbatim(text);
 }
 
@@ -222,10 +221,9 @@ void CountKeysInSlot(CoordCmd& cmd) {
   int64_t slot;
   if (!ParseInt64(cmd.args[2], &slot)) return cmd.reply.Error(err::kNotInteger);
   if (slot < 0 || slot >= kNumKeySlots) return cmd.reply.Error("ERR Invalid slot");
-  KeysInSlot(cmd, uint16_t(slot), 0,
-             [](ReplyBuilder& rb, int64_t count, const std::vector<std::string>&) {
-               rb.Integer(count);
-             });
+  KeysInSlot(
+      cmd, uint16_t(slot), 0,
+      [](ReplyBuilder& rb, int64_t count, const std::vector<std::string>&) { rb.Integer(count); });
 }
 
 void GetKeysInSlot(CoordCmd& cmd) {
@@ -283,10 +281,7 @@ void RegisterClusterCommands(CommandTable& t) {
            {.name = "shards", .arity = 2, .flags = kCmdStale, .on_coord = Shards},
            {.name = "nodes", .arity = 2, .flags = kCmdStale, .on_coord = Nodes},
            {.name = "keyslot", .arity = 3, .flags = kCmdStale, .on_coord = KeySlotCmd},
-           {.name = "countkeysinslot",
-            .arity = 3,
-            .flags = kCmdStale,
-            .on_coord = CountKeysInSlot},
+           {.name = "countkeysinslot", .arity = 3, .flags = kCmdStale, .on_coord = CountKeysInSlot},
            {.name = "getkeysinslot", .arity = 4, .flags = kCmdStale, .on_coord = GetKeysInSlot},
            {.name = "reload", .arity = 2, .flags = kCmdAdmin | kCmdStale, .on_coord = Reload},
        }});

@@ -86,8 +86,9 @@ void ServerSection(const ServerState& s, std::string* out) {
   int64_t now_us = s.clock->NowUnixMicros();
   int64_t uptime = (now_us - s.start_unix_us) / 1'000'000;
   StrAppend(out, "# Server\r\n", "redis_version:", kRedisVersion, "\r\n",
-            "ringcache_version:0.1.0\r\n", "redis_mode:", s.config.cluster_enabled ? "cluster" : "standalone", "\r\n", "os:", u.sysname, " ",
-            u.release, " ", u.machine, "\r\n", "arch_bits:64\r\n",
+            "ringcache_version:0.1.0\r\n",
+            "redis_mode:", s.config.cluster_enabled ? "cluster" : "standalone", "\r\n",
+            "os:", u.sysname, " ", u.release, " ", u.machine, "\r\n", "arch_bits:64\r\n",
             "multiplexing_api:", s.config.io_engine, "\r\n", "io_engine:", s.config.io_engine,
             "\r\n", "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__, "\r\n",
             "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n", "tcp_port:", s.bound_port,
@@ -297,7 +298,8 @@ void Info(CoordCmd& cmd) {
           if (s == "errorstats") ErrorStatsSection(t, &text);
           if (s == "latencystats") LatencyStatsSection(t, *names, percentiles, &text);
           if (s == "cluster") {
-            StrAppend(&text, "# Cluster\r\ncluster_enabled:", server->config.cluster_enabled ? 1 : 0,
+            StrAppend(&text,
+                      "# Cluster\r\ncluster_enabled:", server->config.cluster_enabled ? 1 : 0,
                       "\r\n\r\n");
           }
           if (s == "keyspace") KeyspaceSection(t, &text);
