@@ -6,6 +6,11 @@
 //   loadgen --port 6379 --threads 2 --conns 50 --pipeline 16 --keys 100000 --ratio 1:10
 //           --seconds 10 [--per-second]
 //
+// --cluster: a cluster-aware client. It reads CLUSTER SLOTS from --port, spreads its
+// connections over the nodes, and sends each connection only keys of its node's slots
+// (random keys drawn until one lands there; --new-keys walks each node's keys in order),
+// as redis-py's RedisCluster or memtier --cluster-mode route by slot.
+//
 // Prints one summary line (requests, seconds, req/s, mean and max pipeline latency) and,
 // with --per-second, one line per second: req/s, and that second's mean and max latency
 // of a pipeline round trip. Exit status 1 on a protocol or connection error.
@@ -31,6 +36,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/key_slot.h"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -47,6 +54,7 @@ struct Options {
   uint64_t requests = 0;  // stop after this many in all (0: run for --seconds)
   bool new_keys = false;  // SET only, each key new: key:<n> for n = 0, 1, 2, ...
   bool per_second = false;
+  bool cluster = false;
 };
 
 // Per second of the run, summed over threads.
@@ -64,6 +72,11 @@ struct Shared {
   std::atomic<bool> stop{false};
   std::atomic<bool> failed{false};
   std::vector<Second> seconds;
+  // --cluster: each slot's node (index into node_ports), and per node the next key number
+  // --new-keys has not looked at yet.
+  std::vector<int> node_ports;
+  std::vector<uint16_t> slot_node;
+  std::unique_ptr<std::atomic<uint64_t>[]> node_next;
 };
 
 struct Conn {
@@ -73,6 +86,7 @@ struct Conn {
   std::string in;
   int expect = 0;  // replies still owed for the pipeline in flight
   Clock::time_point sent;
+  int node = 0;  // --cluster: the node it talks to
 };
 
 void AppendCommand(std::string* out, std::initializer_list<std::string_view> args) {
@@ -121,14 +135,85 @@ int Connect(int port) {
   return fd;
 }
 
+// Reads one reply of CLUSTER SLOTS from `in` at *pos into `ranges` (first, last, port);
+// false when more bytes are needed.
+bool ParseSlots(const std::string& in, size_t* pos, int depth, std::vector<int64_t>* ints) {
+  size_t eol = in.find("\r\n", *pos);
+  if (eol == std::string::npos) return false;
+  const char kind = in[*pos];
+  const int64_t n = std::strtoll(in.substr(*pos + 1, eol - *pos - 1).c_str(), nullptr, 10);
+  *pos = eol + 2;
+  if (kind == ':') {
+    // Start and end (depth 2), then the port of each node (depth 3).
+    if (depth == 2 || depth == 3) ints->push_back(n);
+    return true;
+  }
+  if (kind == '$') {
+    if (n < 0) return true;
+    if (in.size() < *pos + size_t(n) + 2) return false;
+    *pos += size_t(n) + 2;
+    return true;
+  }
+  if (kind == '*' || kind == '%') {
+    const int64_t items = kind == '%' ? 2 * n : n;
+    if (depth == 1) ints->push_back(-1);  // a new range starts
+    for (int64_t i = 0; i < items; ++i) {
+      if (!ParseSlots(in, pos, depth + 1, ints)) return false;
+    }
+    return true;
+  }
+  std::fprintf(stderr, "loadgen: CLUSTER SLOTS answered %s\n", in.c_str());
+  std::exit(1);
+}
+
+// --cluster: asks --port for the slot map.
+void LoadSlots(Shared& s) {
+  int fd = Connect(s.opt.port);
+  const std::string ask = "*2\r\n$7\r\nCLUSTER\r\n$5\r\nSLOTS\r\n";
+  if (send(fd, ask.data(), ask.size(), 0) != ssize_t(ask.size())) std::exit(1);
+  std::string in;
+  std::vector<int64_t> ints;
+  char buf[65536];
+  for (;;) {
+    ssize_t got = recv(fd, buf, sizeof buf, 0);
+    if (got <= 0) std::exit(1);
+    in.append(buf, size_t(got));
+    size_t pos = 0;
+    ints.clear();
+    if (ParseSlots(in, &pos, 0, &ints)) break;
+  }
+  close(fd);
+  s.slot_node.assign(rc::kNumKeySlots, 0);
+  // ints: -1 first last port [-1 first last port ...] (replicas' ports would follow).
+  for (size_t i = 0; i + 3 < ints.size(); ++i) {
+    if (ints[i] != -1) continue;
+    const int port = int(ints[i + 3]);
+    auto it = std::find(s.node_ports.begin(), s.node_ports.end(), port);
+    if (it == s.node_ports.end()) it = s.node_ports.insert(s.node_ports.end(), port);
+    for (int64_t slot = ints[i + 1]; slot <= ints[i + 2]; ++slot) {
+      s.slot_node[size_t(slot)] = uint16_t(it - s.node_ports.begin());
+    }
+  }
+  if (s.node_ports.empty()) {
+    std::fprintf(stderr, "loadgen: CLUSTER SLOTS listed no node\n");
+    std::exit(1);
+  }
+  s.node_next = std::make_unique<std::atomic<uint64_t>[]>(s.node_ports.size());
+}
+
 class Worker {
  public:
-  Worker(Shared& shared, int conns, uint64_t seed)
+  Worker(Shared& shared, int conns, int first_conn, uint64_t seed)
       : s_(shared), rng_(seed), value_(size_t(shared.opt.value_size), 'v') {
     ep_ = epoll_create1(0);
     conns_.resize(size_t(conns));
     for (Conn& c : conns_) {
-      c.fd = Connect(s_.opt.port);
+      int port = s_.opt.port;
+      if (s_.opt.cluster) {
+        c.node = first_conn++ % int(s_.node_ports.size());
+        port = s_.node_ports[size_t(c.node)];
+      }
+      c.fd = Connect(port);
       epoll_event ev{};
       ev.events = EPOLLIN;
       ev.data.ptr = &c;
@@ -209,6 +294,11 @@ class Worker {
     for (int i = 0; i < o.pipeline; ++i) {
       uint64_t k = o.new_keys ? first + uint64_t(i) : rng_() % o.keys;
       std::snprintf(key, sizeof key, "key:%012llu", static_cast<unsigned long long>(k));
+      while (o.cluster && s_.slot_node[rc::KeySlot(key)] != c.node) {
+        k = o.new_keys ? s_.node_next[size_t(c.node)].fetch_add(1, std::memory_order_relaxed)
+                       : rng_() % o.keys;
+        std::snprintf(key, sizeof key, "key:%012llu", static_cast<unsigned long long>(k));
+      }
       bool set = o.new_keys || rng_() % uint64_t(o.sets + o.gets) < uint64_t(o.sets);
       if (set) {
         AppendCommand(&c.out, {"SET", key, value_});
@@ -272,6 +362,8 @@ bool ParseArgs(int argc, char** argv, Options* o) {
       o->new_keys = true;
     } else if (a == "--per-second") {
       o->per_second = true;
+    } else if (a == "--cluster") {
+      o->cluster = true;
     } else {
       return false;
     }
@@ -287,15 +379,20 @@ int main(int argc, char** argv) {
     std::fprintf(stderr,
                  "usage: loadgen [--port N] [--threads N] [--conns N] [--pipeline N] "
                  "[--keys N] [--ratio SETS:GETS] [--value-size N] [--seconds S] "
-                 "[--requests N] [--new-keys] [--per-second]\n");
+                 "[--requests N] [--new-keys] [--per-second] [--cluster]\n");
     return 2;
   }
   const Options& o = s.opt;
   s.seconds = std::vector<Second>(size_t(o.seconds) + 2);
+  if (o.cluster) LoadSlots(s);
   std::vector<std::unique_ptr<Worker>> workers;
+  int first_conn = 0;
   for (int t = 0; t < o.threads; ++t) {
     int conns = o.conns / o.threads + (t < o.conns % o.threads ? 1 : 0);
-    if (conns > 0) workers.push_back(std::make_unique<Worker>(s, conns, 1234 + uint64_t(t)));
+    if (conns > 0) {
+      workers.push_back(std::make_unique<Worker>(s, conns, first_conn, 1234 + uint64_t(t)));
+    }
+    first_conn += conns;
   }
   s.start = Clock::now();
   std::vector<std::thread> threads;

@@ -13,14 +13,24 @@ Three uses:
     over 100k, SET:GET 1:10, 32-byte values), at -P 1 and -P 16; servers alternate
     within each round.
 
+  * cluster (any machine): the Redis Cluster protocol (docs/CLUSTER.md). The same load
+    from plain clients on the main port and from cluster-aware ones (loadgen --cluster:
+    each connection to the per-thread node port owning its keys) against ringcache with
+    1 and 2 threads, against three one-thread processes sharing a static slot map, and
+    against redis-server: req/s, server CPU per request (all processes summed) and the
+    commands forwarded between threads (INFO forwarded_commands).
+
 oversubscribe and scale report the median of --rounds runs of redis-benchmark GET/SET
 at -P --pipeline, -c --clients, -d 32, -r 100000 (keys spread over every shard).
 """
 
 import argparse
+import json
+import os
 import statistics
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from vs_redis import cli, cpu_seconds, free_port, wait_ping  # noqa: E402
@@ -85,6 +95,103 @@ def cpu_point(args, kind, pipeline):
         proc.wait(timeout=10)
 
 
+def start_servers(args, kind, tmp):
+    """The processes of one cluster-mode kind: (procs, seed port, cluster-aware client)."""
+    if kind == "redis":
+        port = free_port()
+        return [subprocess.Popen(["redis-server", "--port", str(port), "--save", "",
+                                  "--appendonly", "no"], stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)], port, False
+    if kind == "3-proc":
+        ports = [free_port() for _ in range(3)]
+        ranges = [(0, 5460), (5461, 10922), (10923, 16383)]
+        path = os.path.join(tmp, "slots.json")
+        with open(path, "w") as f:
+            json.dump({"nodes": [{"ip": "127.0.0.1", "port": p, "slots": [list(r)]}
+                                 for p, r in zip(ports, ranges)]}, f)
+        procs = [subprocess.Popen([args.ringcache, "--port", str(p), "--threads", "1",
+                                   "--cluster-enabled", "yes", "--cluster-config-file", path],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for p in ports]
+        return procs, ports[0], True
+    threads, client = kind.split("-")[1], kind.split("-")[2]
+    port = free_port()
+    argv = [args.ringcache, "--port", str(port), "--threads", threads]
+    if client == "cluster":
+        argv += ["--cluster-enabled", "yes"]
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return [proc], port, client == "cluster"
+
+
+def forwarded(port):
+    for line in cli(port, "info", "stats").splitlines():
+        if line.startswith("forwarded_commands:"):
+            return int(line.split(":")[1])
+    return 0
+
+
+def cluster_point(args, kind, pipeline):
+    """(req/s, server us CPU per request, forwarded commands per request)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        procs, port, aware = start_servers(args, kind, tmp)
+        ports = [port]
+        try:
+            wait_ping(port)
+            if kind == "3-proc":
+                slots = cli(port, "cluster", "slots").split()
+                ports = sorted({int(x) for x in slots[3::5]})
+                for p in ports:
+                    wait_ping(p)
+            mode = ["--cluster"] if aware else []
+            subprocess.run([args.loadgen, "--port", str(port), "--threads", "1", "--conns", "6",
+                            "--pipeline", "64", "--new-keys", "--requests", "100000",
+                            "--seconds", "60"] + mode, capture_output=True, check=True)
+            fwd_before = sum(forwarded(p) for p in ports) if kind != "redis" else 0
+            before = sum(cpu_seconds(p.pid) for p in procs)
+            r = subprocess.run(
+                [args.loadgen, "--port", str(port), "--threads", str(args.client_threads),
+                 "--conns", str(args.clients), "--pipeline", str(pipeline), "--keys", "100000",
+                 "--ratio", "1:10", "--seconds", str(args.seconds)] + mode,
+                capture_output=True, text=True, check=True)
+            used = sum(cpu_seconds(p.pid) for p in procs) - before
+            fwd = (sum(forwarded(p) for p in ports) - fwd_before) if kind != "redis" else 0
+            fields = r.stdout.split()
+            requests = int(fields[fields.index("requests") + 1])
+            rps = float(fields[fields.index("rps") + 1])
+            return rps, used / requests * 1e6, fwd / requests
+        finally:
+            for p in procs:
+                p.terminate()
+            for p in procs:
+                p.wait(timeout=10)
+
+
+def cluster_mode(args):
+    kinds = ["redis", "rc-1-plain", "rc-2-plain", "rc-1-cluster", "rc-2-cluster", "3-proc"]
+    results = {}
+    for rnd in range(args.rounds):
+        order = kinds if rnd % 2 == 0 else kinds[::-1]
+        for p in (1, 16):
+            for kind in order:
+                r = cluster_point(args, kind, p)
+                results.setdefault((kind, p), []).append(r)
+                print(f"round {rnd + 1} -P {p:2d} {kind:13s} {r[0]:>10.0f} req/s "
+                      f"{r[1]:6.2f} us CPU/req {r[2]:6.3f} fwd/req", flush=True)
+    print(f"\nmedians of {args.rounds} rounds, loadgen {args.client_threads} threads "
+          f"{args.clients} connections, SET:GET 1:10, unpinned")
+    print(f"{'':6s} {'server':13s} {'req/s':>10s} {'us CPU/req':>10s} {'fwd/req':>8s} "
+          f"{'CPU vs rc-1':>11s} {'rps vs redis':>12s}")
+    for p in (1, 16):
+        med = {k: tuple(statistics.median(x[i] for x in results[(k, p)]) for i in range(3))
+               for k in kinds}
+        for k in kinds:
+            rps, cpu, fwd = med[k]
+            base = med["rc-1-cluster" if k.endswith("cluster") or k == "3-proc"
+                       else "rc-1-plain"][1]
+            print(f"-P {p:<3d} {k:13s} {rps:10.0f} {cpu:10.2f} {fwd:8.3f} "
+                  f"{cpu / base:11.2f} {rps / med['redis'][0]:12.2f}")
+
+
 def cpu_mode(args):
     kinds = ["redis", "ringcache-1", "ringcache-2"]
     results = {}
@@ -113,7 +220,7 @@ def cpu_mode(args):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ringcache", default="build/ringcache")
-    ap.add_argument("--mode", choices=["oversubscribe", "scale", "cpu"], default="oversubscribe")
+    ap.add_argument("--mode", choices=["oversubscribe", "scale", "cpu", "cluster"], default="oversubscribe")
     ap.add_argument("--loadgen", default="build/bench/loadgen")
     ap.add_argument("--seconds", type=float, default=5, help="run length (cpu mode)")
     ap.add_argument("--threads", default="1,2,4,8")
@@ -126,6 +233,8 @@ def main():
     args = ap.parse_args()
     if args.mode == "cpu":
         return cpu_mode(args)
+    if args.mode == "cluster":
+        return cluster_mode(args)
 
     print(f"mode={args.mode} -P {args.pipeline} -c {args.clients} "
           f"medians of {args.rounds}")
