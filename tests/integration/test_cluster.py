@@ -54,14 +54,16 @@ def raw(port, *args):
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
         s.sendall(b"*%d\r\n" % len(args) + b"".join(
             b"$%d\r\n%s\r\n" % (len(a.encode()), a.encode()) for a in args))
-        s.sendall(b"*1\r\n$4\r\nPING\r\n")  # a marker: everything before it is the reply
+        # A marker no reply checked here ends with: everything before it is the reply.
+        s.sendall(b"*2\r\n$4\r\nECHO\r\n$9\r\n__end__@@\r\n")
+        marker = b"$9\r\n__end__@@\r\n"
         out = b""
-        while not out.endswith(b"+PONG\r\n"):
+        while not out.endswith(marker):
             chunk = s.recv(65536)
             if not chunk:
                 break
             out += chunk
-        return out[:-len(b"+PONG\r\n")]
+        return out[:-len(marker)]
 
 
 def node_of(ranges_ports, slot):
