@@ -55,16 +55,23 @@ class Connection final : public ReplySink, public ClientHandle {
   // Output, for the reactor. The bytes being sent stay untouched until the send completes;
   // new replies go to out_ meanwhile.
   bool HasOutput() const { return !out_.empty(); }
-  // Reactor, before a send: whether to keep this turn's output back for a turn or two
-  // because replies from other shards are still owed after it, so the whole pipeline
-  // leaves in one send (and one segment to the client) instead of several.
-  bool HoldForReplies() {
-    if (outstanding_ == 0 || out_.size() >= kHoldBytes || held_turns_ >= kHoldTurns) {
-      held_turns_ = 0;
-      return false;
+  // Reactor, before a send: keep this turn's output back while replies from other shards
+  // are still owed after it, so the whole pipeline leaves in one send (and one segment to
+  // the client) instead of several. The hold ends when they arrive (their task wakes the
+  // thread) or after kHoldNs, so a slow reply (a busy peer, a blocked command) delays the
+  // ones ready before it by no more than that. Returns when the hold ends; 0: send now.
+  int64_t HoldUntil(int64_t now_ns) {
+    if (outstanding_ == 0 || out_.size() >= kHoldBytes) {
+      held_since_ns_ = 0;
+      return 0;
     }
-    ++held_turns_;
-    return true;
+    if (held_since_ns_ == 0) held_since_ns_ = now_ns;
+    const int64_t until = held_since_ns_ + kHoldNs;
+    if (now_ns >= until) {
+      held_since_ns_ = 0;
+      return 0;
+    }
+    return until;
   }
   bool sending() const { return sending_; }
   std::string& StartSend();
@@ -145,8 +152,8 @@ class Connection final : public ReplySink, public ClientHandle {
   uint64_t outstanding_ = 0;  // deferred replies not yet fulfilled
   size_t slot_bytes_ = 0;     // bytes of the ready slots still in held_bytes_
   static constexpr size_t kHoldBytes = 64 << 10;
-  static constexpr int kHoldTurns = 2;
-  int held_turns_ = 0;
+  static constexpr int64_t kHoldNs = 500'000;
+  int64_t held_since_ns_ = 0;         // monotonic; 0: output not held
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;

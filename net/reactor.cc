@@ -102,14 +102,18 @@ void Reactor::Run() {
     }
     FlushAll();
 
-    if (more_housekeeping || !dirty_.empty() || self.inbox().HasWork() || EventsPending() ||
+    // Connections still in dirty_ are held for replies from other threads: their tasks
+    // wake this thread, and hold_until_ns_ bounds the wait.
+    if (more_housekeeping || self.inbox().HasWork() || EventsPending() ||
         !self.inbox().PrepareToSleep()) {
       // Not sleeping, but I/O must still come in while we are busy.
       Poll(0);
       continue;
     }
-    // Sleep until the cron tick or the next key's deadline, whichever is first.
-    Poll(std::max<int64_t>(std::min(next_cron_ns_ - now_ns_, NanosToNextDeadline()), 0));
+    // Sleep until the cron tick, the next key's deadline or the end of an output hold.
+    const int64_t wait_ns =
+        std::min({next_cron_ns_ - now_ns_, NanosToNextDeadline(), hold_until_ns_ - now_ns_});
+    Poll(std::max<int64_t>(wait_ns, 0));
     self.inbox().Awake();
   }
   for (auto& c : conns_) {
@@ -236,7 +240,9 @@ Connection* Reactor::OnAccepted(int fd, bool node) {
 }
 
 void Reactor::OnReceived(Connection* c, const char* data, size_t len) {
-  shard_thread().stats().net_input_bytes += uint64_t(len);
+  ThreadStats& stats = shard_thread().stats();
+  stats.net_input_bytes += uint64_t(len);
+  ++stats.reads_processed;
   // A closing connection has left the idle list for good: touching it would link it back
   // in, and it would be freed while still linked (receives still arrive for a client
   // killed mid-pipeline).
@@ -256,6 +262,7 @@ void Reactor::QueueSend(Connection* c) {
 
 void Reactor::FlushSends() {
   held_.clear();
+  hold_until_ns_ = INT64_MAX;
   // By index: an engine that sends at once may finish (and queue more) inside Send().
   for (size_t i = 0; i < dirty_.size(); ++i) {
     Connection* c = dirty_[i];
@@ -263,8 +270,9 @@ void Reactor::FlushSends() {
       c->dirty = false;
       continue;
     }
-    if (c->HoldForReplies()) {
+    if (const int64_t until = c->HoldUntil(now_ns_); until != 0) {
       held_.push_back(c);  // stays dirty
+      hold_until_ns_ = std::min(hold_until_ns_, until);
       continue;
     }
     c->dirty = false;

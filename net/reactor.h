@@ -128,7 +128,11 @@ class Reactor : public Waker {
   Connection* OnAccepted(int fd, bool node = false);
   // Bytes read from c's socket.
   void OnReceived(Connection* c, const char* data, size_t len);
-  void CountSent(size_t n) { shard_thread().stats().net_output_bytes += n; }
+  void CountSent(size_t n) {
+    ThreadStats& stats = shard_thread().stats();
+    stats.net_output_bytes += n;
+    ++stats.writes_processed;
+  }
   // c's whole send buffer left: the next output is queued (or QUIT's close happens).
   void SendDone(Connection* c);
   void SendFailed(Connection* c);
@@ -163,9 +167,10 @@ class Reactor : public Waker {
   int64_t NanosToNextDeadline() const;
 
   std::vector<Connection*> dirty_;
-  std::vector<Connection*> held_;    // scratch of FlushSends
-  std::vector<Connection*> parked_;  // held by CLIENT PAUSE; may repeat, never closed
-  IdleList idle_;                    // open connections, least recently active first
+  std::vector<Connection*> held_;      // scratch of FlushSends
+  int64_t hold_until_ns_ = INT64_MAX;  // earliest end of a held connection's hold
+  std::vector<Connection*> parked_;    // held by CLIENT PAUSE; may repeat, never closed
+  IdleList idle_;                      // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<Connection*> close_asap_;  // not closed yet, so not freed before we get to them
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd

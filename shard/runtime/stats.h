@@ -13,6 +13,10 @@ struct ThreadStats {
   uint64_t commands_processed = 0;
   uint64_t net_input_bytes = 0;
   uint64_t net_output_bytes = 0;
+  // Socket reads and writes that moved bytes (INFO total_reads/writes_processed): bytes per
+  // write says whether pipelined replies leave in one send.
+  uint64_t reads_processed = 0;
+  uint64_t writes_processed = 0;
   // Commands sent to the thread owning their keys (one hop each): INFO forwarded_commands.
   uint64_t remote_commands = 0;
   // Connections CLIENT PAUSE holds (INFO's blocked_clients, as Redis counts them).

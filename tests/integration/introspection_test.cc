@@ -106,6 +106,12 @@ TEST_P(IntrospectionTest, CommandStatsCountEveryThread) {
   std::string h = rcc_->Cmd({"LATENCY", "HISTOGRAM", "get", "nosuch"});
   EXPECT_TRUE(std::regex_match(h, std::regex(R"(\*\[\$get,\*\[\$calls,:1,\$histogram_usec,\*\[:\d+,:1\]\]\])")))
       << h;
+  // A read per request and a write per reply since RESETSTAT (whose own reply may be
+  // counted either side of the reset).
+  info = InfoFields(*rcc_);
+  EXPECT_EQ(info["total_reads_processed"], "4");  // INFO, GET, LATENCY, INFO
+  const std::string writes = info["total_writes_processed"];
+  EXPECT_TRUE(writes == "3" || writes == "4") << writes;
 }
 
 TEST_P(IntrospectionTest, ClientListShowsEveryThread) {

@@ -40,6 +40,7 @@ struct ThreadReport {
 struct Totals {
   uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
+  uint64_t reads_processed = 0, writes_processed = 0;
   uint64_t blocked_clients = 0;
   uint64_t forwarded_commands = 0;  // run on another thread than their connection's
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
@@ -60,6 +61,8 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.forwarded_commands += r.thread.remote_commands;
     t.net_input_bytes += r.thread.net_input_bytes;
     t.net_output_bytes += r.thread.net_output_bytes;
+    t.reads_processed += r.thread.reads_processed;
+    t.writes_processed += r.thread.writes_processed;
     t.instantaneous_ops += r.thread.InstantaneousOps();
     t.commands.Merge(r.commands);
     t.keyspace_hits += r.shard.keyspace_hits;
@@ -154,6 +157,9 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
             "keyspace_hits:", t.keyspace_hits, "\r\n", "keyspace_misses:", t.keyspace_misses,
             "\r\n", "lazyfreed_objects:", LazyfreeDone(s), "\r\n", "unexpected_error_replies:0\r\n",
             "total_error_replies:", t.commands.total_error_replies(), "\r\n",
+            "dump_payload_sanitizations:0\r\n", "total_reads_processed:", t.reads_processed, "\r\n",
+            "total_writes_processed:", t.writes_processed, "\r\n",
+            "io_threaded_reads_processed:0\r\n", "io_threaded_writes_processed:0\r\n",
             // ringcache's own: commands whose keys another thread owned (one hop each);
             // cluster-aware clients on the per-thread ports keep it near 0 (docs/CLUSTER.md).
             "forwarded_commands:", t.forwarded_commands, "\r\n\r\n");
