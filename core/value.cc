@@ -4,6 +4,7 @@
 
 #include "core/entry.h"
 #include "core/hash.h"
+#include "core/list.h"
 #include "core/member_set.h"
 #include "core/numbers.h"
 #include "core/zset.h"
@@ -42,6 +43,7 @@ constexpr std::array kKinds = {
     KindOf<ZSet>("zset"),
     KindOf<Hash>("hash"),
     KindOf<MemberSet>("set"),
+    KindOf<List>("list"),
 };
 
 const Kind& KindFor(ValueType t) { return kKinds[size_t(t)]; }

@@ -31,9 +31,10 @@ class Entry;
 class ZSet;
 class Hash;
 class MemberSet;
+class List;
 
 // Three bits of the entry's meta byte: at most eight types.
-enum class ValueType : uint8_t { kString = 0, kZSet = 1, kHash = 2, kSet = 3 };
+enum class ValueType : uint8_t { kString = 0, kZSet = 1, kHash = 2, kSet = 3, kList = 4 };
 
 template <typename T>
 struct ValueTraits;
@@ -48,6 +49,10 @@ struct ValueTraits<Hash> {
 template <>
 struct ValueTraits<MemberSet> {
   static constexpr ValueType kType = ValueType::kSet;
+};
+template <>
+struct ValueTraits<List> {
+  static constexpr ValueType kType = ValueType::kList;
 };
 
 // What a type's class offers the value layer; all of it is called on the owning shard's

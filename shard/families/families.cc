@@ -11,6 +11,7 @@ void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
+void RegisterListCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
 void RegisterServerCommands(CommandTable& table);
@@ -30,6 +31,7 @@ CommandTable BuildCommandTable() {
   RegisterZSetCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
+  RegisterListCommands(table);
   RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
   RegisterServerCommands(table);

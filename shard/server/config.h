@@ -75,6 +75,9 @@ struct Config {
   Tunable<int64_t> hash_max_listpack_entries = 512;
   Tunable<int64_t> hash_max_listpack_value = 64;
   Tunable<int64_t> set_max_intset_entries = 512;
+  // A list block's limit, as Redis's quicklist node (core/list.h): negative caps bytes
+  // (-2: 8 KiB), positive caps elements.
+  Tunable<int64_t> list_max_listpack_size = -2;
   // The memory limit for the whole server and what goes when it is reached
   // (docs/EVICTION.md). 0: no limit.
   Tunable<int64_t> maxmemory = 0;

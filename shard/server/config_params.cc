@@ -370,9 +370,9 @@ std::vector<ConfigParam> MakeParams() {
       {"replicaof", [](const Config&) { return std::string(); },
        [](Config&, std::string_view) { return std::string("ringcache has no replication"); }, false,
        "slaveof"});
-  // Encodings of lists, which ringcache does not have, and of sorted sets, whose compact
-  // encoding has fixed limits (128 members of 64 bytes, these settings' defaults):
-  // accepted under both names, so an old redis.conf or a tool that sets them works.
+  // Encodings of sorted sets, whose compact encoding has fixed limits (128 members of 64
+  // bytes, these settings' defaults): accepted under both names, so an old redis.conf or
+  // a tool that sets them works.
   constexpr int64_t kSizeMax = INT64_MAX;
   // Encoding thresholds of hashes and sets (core/hash.h, core/set.h), read by every write.
   p.push_back({"hash-max-listpack-entries", IntGetter(&Config::hash_max_listpack_entries),
@@ -388,8 +388,18 @@ std::vector<ConfigParam> MakeParams() {
                true, "hash-max-ziplist-value"});
   p.push_back({"set-max-intset-entries", IntGetter(&Config::set_max_intset_entries),
                IntSetter(&Config::set_max_intset_entries, 0, kSizeMax)});
-  p.push_back(Accepted("list-max-listpack-size", "-2", IntNormalizer(INT32_MIN, INT32_MAX), true,
-                       "list-max-ziplist-size"));
+  p.push_back({"list-max-listpack-size", IntGetter(&Config::list_max_listpack_size),
+               IntSetter(&Config::list_max_listpack_size, INT32_MIN, INT32_MAX), true,
+               "list-max-ziplist-size"});
+  // Lists are never compressed (docs/LISTS.md): 0, Redis's default, is the only value.
+  p.push_back({"list-compress-depth", [](const Config&) { return std::string("0"); },
+               [](Config&, std::string_view v) -> std::string {
+                 int64_t x;
+                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+                 if (x < 0 || x > INT32_MAX) return RangeError(0, INT32_MAX);
+                 if (x != 0) return "ringcache does not compress lists: only 0 is supported";
+                 return "";
+               }});
   p.push_back(Accepted("zset-max-listpack-entries", "128", IntNormalizer(0, kSizeMax), true,
                        "zset-max-ziplist-entries"));
   p.push_back(

@@ -151,6 +151,15 @@ class Resp3Test(unittest.TestCase):
                     "ZSCAN z 0", "ZPOPMIN z", "ZPOPMIN z 1",
                     "ZPOPMAX z 2", "ZPOPMIN nokey", "ZPOPMIN nokey 3", "ZPOPMAX z 0")
 
+    def test_list_shapes(self):
+        """Pops with a count are arrays, a missing key's a null array; LMPOP nests."""
+        self.script("RPUSH l a b c d e 1", "LPOP l", "LPOP l 2", "RPOP l 0", "RPOP l 1",
+                    "LPOP nokey", "LPOP nokey 2", "RPOP nokey 0", "LINDEX nokey 0",
+                    "LINDEX l 9", "LPOS l d", "LPOS l z", "LPOS l d COUNT 1",
+                    "LPOS nokey z COUNT 1", "LMPOP 2 nokey l RIGHT", "LMPOP 1 nokey LEFT",
+                    "LMOVE nokey l LEFT LEFT", "RPOPLPUSH l {l}x", "LRANGE nokey 0 -1",
+                    "LRANGE l 0 -1")
+
     def test_bitmap_and_lcs_shapes(self):
         """LCS IDX is a map in RESP3; BITFIELD's refused writes are nulls."""
         self.script("SET a ohmytext", "SET b mynewtext", "LCS a b", "LCS a b LEN",

@@ -175,7 +175,7 @@ void Help(CoordCmd& cmd) {
 
 // Every command and subcommand ("config|get"), as Redis 7.0 lists them; FILTERBY
 // matches the full name (PATTERN) or the row's own categories (ACLCAT).
-void List(CoordCmd& cmd) {
+void ListCommands(CoordCmd& cmd) {
   ReplyBuilder& rb = cmd.reply;
   std::vector<const CommandSpec*> all;
   for (const CommandSpec* s : Sorted(cmd.table)) {
@@ -358,7 +358,7 @@ void RegisterCommandCommand(CommandTable& t) {
             .on_coord = All,
             .subcommands = {{.name = "count", .arity = 2, .flags = kFlags, .on_coord = Count},
                             {.name = "info", .arity = -2, .flags = kFlags, .on_coord = Info},
-                            {.name = "list", .arity = -2, .flags = kFlags, .on_coord = List},
+                            {.name = "list", .arity = -2, .flags = kFlags, .on_coord = ListCommands},
                             {.name = "docs", .arity = -2, .flags = kFlags, .on_coord = Docs},
                             {.name = "getkeys", .arity = -4, .flags = kFlags, .on_coord = GetKeys},
                             {.name = "getkeysandflags",
