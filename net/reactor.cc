@@ -92,13 +92,17 @@ void Reactor::Run() {
       // request by more than one expiry budget.
       FlushAll();
       Submit();
+      const int64_t start_ns = LatencyStart();
       more_housekeeping |= ExpireStep();
+      NoteLatency("expire-cycle", start_ns);
     }
     if (int64_t excess = MemoryToFree(shards_, id_, *shared_.server); excess > 0) {
       // As for expiry: this turn's replies leave first.
       FlushAll();
       Submit();
+      const int64_t start_ns = LatencyStart();
       more_housekeeping |= FreeMemory(shards_, id_, *shared_.server, excess);
+      NoteLatency("eviction-cycle", start_ns);
     }
     FlushAll();
 
@@ -154,6 +158,20 @@ void Reactor::FlushAll() {
   close_asap_.clear();
   FlushSends();
   FreeClosed();
+}
+
+int64_t Reactor::LatencyStart() const {
+  return shared_.server->config.latency_monitor_threshold > 0 ? MonotonicNanos() : 0;
+}
+
+void Reactor::NoteLatency(const char* event, int64_t start_ns) {
+  const int64_t threshold_ms = shared_.server->config.latency_monitor_threshold;
+  if (threshold_ms <= 0 || start_ns == 0) return;
+  const int64_t ms = (MonotonicNanos() - start_ns) / 1'000'000;
+  if (ms >= threshold_ms) {
+    shared_.server->introspect.latency.Add(event, uint64_t(ms),
+                                           shared_.server->clock->NowUnixMillis() / 1000);
+  }
 }
 
 bool Reactor::ExpiryDue() const {

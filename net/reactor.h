@@ -160,6 +160,10 @@ class Reactor : public Waker {
   bool ExpiryDue() const;
   // Expires due keys within this turn's budget; true when more are already due.
   bool ExpireStep();
+  // Redis's latency-monitor events for a turn's background work (expire-cycle,
+  // eviction-cycle): LatencyStart reads the clock only while the monitor is on.
+  int64_t LatencyStart() const;
+  void NoteLatency(const char* event, int64_t start_ns);
   // Hands this turn's events and posts to other threads, starts sends, frees closed
   // connections.
   void FlushAll();

@@ -336,6 +336,23 @@ TEST_P(EvictionTest, EvictionsArePublished) {
   Config("maxmemory", "0");
 }
 
+// A turn evicts for at most the tenacity budget; unbounded, lowering the limit far below
+// usage makes one long cycle, which the latency monitor records under Redis's name.
+TEST_P(EvictionTest, LongEvictionCyclesReachTheLatencyMonitor) {
+  Config("latency-monitor-threshold", "1");
+  Config("maxmemory-eviction-tenacity", "100");
+  Config("maxmemory-policy", "allkeys-random");
+  EXPECT_EQ(Fill("k", 0, 100000, 50), 0);
+  Config("maxmemory", "1");
+  EXPECT_TRUE(PollUntil([&] { return IntCmd(*rcc_, {"DBSIZE"}) == 0; }, kEventually,
+                        milliseconds(20)));
+  const std::string latest = rcc_->Cmd({"LATENCY", "LATEST"});
+  EXPECT_NE(latest.find("$eviction-cycle"), std::string::npos) << latest;
+  Config("maxmemory", "0");
+  Config("maxmemory-eviction-tenacity", "10");
+  Config("latency-monitor-threshold", "0");
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, EvictionTest, ::testing::Values(1, 2, 3), ThreadsName);
 
 }  // namespace
