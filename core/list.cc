@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "core/numbers.h"
@@ -29,6 +30,10 @@ namespace {
 
 size_t ChunkBytes(const void* p) {
   return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)) + sizeof(size_t);
+}
+
+size_t VectorBytes(const std::vector<uint32_t>& v) {
+  return v.capacity() == 0 ? 0 : ChunkBytes(v.data());
 }
 
 // ---- element codec (core/list.h has the table) ----
@@ -199,7 +204,18 @@ struct List::Big {
   uint32_t head = 0;
   uint32_t n = 0;    // blocks
   size_t count = 0;  // elements
-  size_t bytes = 0;  // ChunkBytes of every block
+  size_t bytes = 0;  // ChunkBytes of every block, and of `tail`'s array
+  // Offsets of the last block's elements while `tail_ok`: pops and pushes at the tail
+  // keep it, any other change of that block drops it, so RPOP walks no block. Built only
+  // by changes (inside a ValueUpdate), so reads never change MemoryBytes().
+  std::vector<uint32_t> tail;
+  bool tail_ok = false;
+
+  void TailPush(uint32_t off) {
+    bytes -= VectorBytes(tail);
+    tail.push_back(off);
+    bytes += VectorBytes(tail);
+  }
 
   ~Big() {
     for (uint32_t i = 0; i < n; ++i) std::free(at(i).data);
@@ -359,6 +375,7 @@ void List::MaybeSmall() {
 }
 
 void List::DropBlock(size_t b) {
+  if (b + 1 == big_->n) big_->tail_ok = false;
   Run& r = big_->at(b);
   big_->bytes -= ChunkBytes(r.data);
   std::free(r.data);
@@ -377,8 +394,14 @@ void List::Push(std::string_view v, End end, const Limits& limits) {
   const size_t b = end == End::kHead ? 0 : big_->n - 1;
   Run& r = big_->at(b);
   if (Fits(r.used + e.size(), r.count + 1, limits)) {
+    if (end == End::kTail && big_->tail_ok) {
+      big_->TailPush(r.used);
+    } else if (b == big_->n - 1) {
+      big_->tail_ok = false;
+    }
     InsertAt(r, end == End::kHead ? 0 : r.used, e, &big_->bytes);
   } else {
+    if (end == End::kTail) big_->tail_ok = false;
     // The block leaves the end for good: give back its growth room.
     ShrinkToFit(r, &big_->bytes);
     Run fresh;
@@ -391,22 +414,71 @@ void List::Push(std::string_view v, End end, const Limits& limits) {
 size_t List::Pop(End end, size_t n, absl::FunctionRef<void(std::string_view)> fn) {
   n = std::min(n, size());
   if (n == 0) return 0;
-  size_t left = n;
-  Walk(end == End::kHead ? 0 : size() - 1, end == End::kTail, [&](std::string_view v) {
-    fn(v);
-    return --left > 0;
-  });
-  Erase(end == End::kHead ? 0 : size() - n, n);
+  if (end == End::kHead) {
+    size_t left = n;
+    Walk(0, false, [&](std::string_view v) {
+      fn(v);
+      return --left > 0;
+    });
+    Erase(0, n);
+    return n;
+  }
+  // From the tail, a block at a time: its last k elements' offsets (the tail cache of a
+  // big list, one forward pass over a small one), handed out backwards, then cut off.
+  char buf[kBufBytes];
+  absl::InlinedVector<uint32_t, 64> offs;
+  for (size_t left = n; left > 0;) {
+    const size_t b = blocks() - 1;
+    Run& r = RunAt(b);
+    const size_t k = std::min<size_t>(left, r.count);
+    const uint32_t* at;
+    if (big_ != nullptr) {
+      at = TailOffsets().data() + (r.count - k);
+    } else {
+      offs.clear();
+      for (size_t off = OffsetOf(r, r.count - k); off < r.used; off += SizeAt(r.data + off)) {
+        offs.push_back(uint32_t(off));
+      }
+      at = offs.data();
+    }
+    for (size_t j = k; j-- > 0;) fn(View(Decode(r.data + at[j]), buf));
+    const uint32_t cut = at[0];
+    left -= k;
+    AddCount(-int64_t(k));
+    if (k == r.count && big_ != nullptr) {
+      DropBlock(b);
+      continue;
+    }
+    if (big_ != nullptr) big_->tail.resize(r.count - k);
+    r.count -= uint32_t(k);
+    r.used = cut;
+    Reserve(r, r.used, Accounting());
+  }
+  MaybeSmall();
   return n;
+}
+
+const std::vector<uint32_t>& List::TailOffsets() {
+  const Run& r = big_->at(big_->n - 1);
+  if (!big_->tail_ok || big_->tail.size() != r.count) {
+    big_->tail.clear();
+    for (size_t off = 0; off < r.used; off += SizeAt(r.data + off)) big_->TailPush(uint32_t(off));
+    big_->tail_ok = true;
+  }
+  return big_->tail;
 }
 
 std::string_view List::At(size_t i, char* buf) const {
   const Pos p = Locate(i);
   const Run& r = RunAt(p.block);
+  if (big_ != nullptr && big_->tail_ok && p.block + 1 == big_->n) {
+    return View(Decode(r.data + big_->tail[p.index]), buf);
+  }
   return View(Decode(r.data + OffsetOf(r, p.index)), buf);
 }
 
 void List::Set(size_t i, std::string_view v, const Limits& limits) {
+  TailChanged();
   const Pos p = Locate(i);
   Run& r = RunAt(p.block);
   const size_t off = OffsetOf(r, p.index);
@@ -448,6 +520,7 @@ void List::Walk(size_t start, bool reverse, Visit fn) const {
 }
 
 bool List::Insert(std::string_view pivot, std::string_view v, bool after, const Limits& limits) {
+  TailChanged();
   const Needle needle(pivot);
   const size_t nblocks = blocks();
   for (size_t b = 0; b < nblocks; ++b) {
@@ -467,6 +540,7 @@ bool List::Insert(std::string_view pivot, std::string_view v, bool after, const 
 }
 
 size_t List::Remove(std::string_view v, int64_t count) {
+  TailChanged();
   const Needle needle(v);
   const size_t limit = count == 0 ? SIZE_MAX : size_t(count < 0 ? -count : count);
   size_t removed = 0;
@@ -529,6 +603,7 @@ void List::Erase(size_t start, size_t n) {
     if (take == r.count) {
       DropBlock(b);
     } else {
+      if (b + 1 == big_->n) TailChanged();
       const size_t off = OffsetOf(r, first);
       size_t len = 0;
       for (size_t k = 0; k < take; ++k) len += SizeAt(r.data + off + len);
@@ -538,6 +613,10 @@ void List::Erase(size_t start, size_t n) {
     first = 0;
   }
   MaybeSmall();
+}
+
+void List::TailChanged() {
+  if (big_ != nullptr) big_->tail_ok = false;
 }
 
 void List::MaybeSplit(size_t b, const Limits& limits) {
@@ -606,7 +685,17 @@ void List::Verify() const {
     bytes += ChunkBytes(r.data);
   }
   if (total != size()) Fail("element count disagrees");
-  if (big_ != nullptr && bytes != big_->bytes) Fail("byte count disagrees");
+  if (big_ != nullptr && bytes + VectorBytes(big_->tail) != big_->bytes) {
+    Fail("byte count disagrees");
+  }
+  if (big_ != nullptr && big_->tail_ok) {
+    const Run& r = big_->at(big_->n - 1);
+    size_t k = 0;
+    for (size_t off = 0; off < r.used; off += SizeAt(r.data + off), ++k) {
+      if (k >= big_->tail.size() || big_->tail[k] != off) Fail("tail offsets disagree");
+    }
+    if (k != big_->tail.size()) Fail("tail offsets disagree");
+  }
 }
 
 }  // namespace rc

@@ -34,6 +34,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 
@@ -118,6 +119,10 @@ class List {
   // Splits block `b` in two when it is over the limits and has more than one element.
   void MaybeSplit(size_t b, const Limits& limits);
   void DropBlock(size_t b);
+  // The last block's element offsets (a big list's tail cache), built when stale.
+  const std::vector<uint32_t>& TailOffsets();
+  // A change other than a push or pop at the tail: the tail cache is stale.
+  void TailChanged();
   void AddCount(int64_t d);
 
   Run small_;
