@@ -30,12 +30,15 @@ CONFIG_SETS = [
     ("zset-max-ziplist-entries", ["64", "128", "-5"]),
     ("zset-max-listpack-value", ["64", "1kb", "big"]),
     ("notify-keyspace-events", ["", "Ex", "Q"]),
+    ("list-max-listpack-size", ["-2", "5", "x"]),
+    ("list-compress-depth", ["0", "-1"]),
     ("hz", ["10", "50", "0"]),
     ("daemonize", ["no"]),
     ("nosuchparam", ["1"]),
 ]
 CONFIG_GETS = ["slowlog-max-len", "zset-max-ziplist-entries", "ZSET-MAX-LISTPACK-VALUE",
-               "notify-keyspace-events", "hz", "slaveof", "nosuch"]
+               "notify-keyspace-events", "hz", "slaveof", "nosuch",
+               "list-max-ziplist-size", "list-compress-depth"]
 # RESP2 subscribers may run only these.
 SUBSCRIBED_OK = {"SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING"}
 
