@@ -224,15 +224,7 @@ struct List::Big {
   Run& at(size_t i) { return ring[(head + i) & (cap - 1)]; }
   const Run& at(size_t i) const { return ring[(head + i) & (cap - 1)]; }
   void Insert(size_t i, Run r) {
-    if (n == cap) {
-      const uint32_t ncap = cap == 0 ? 4 : cap * 2;
-      Run* nr = static_cast<Run*>(std::malloc(sizeof(Run) * ncap));
-      for (uint32_t k = 0; k < n; ++k) nr[k] = at(k);
-      std::free(ring);
-      ring = nr;
-      cap = ncap;
-      head = 0;
-    }
+    if (n == cap) Resize(cap == 0 ? 4 : cap * 2);
     if (i == 0) {
       head = (head - 1) & (cap - 1);
     } else {
@@ -248,6 +240,16 @@ struct List::Big {
       for (size_t k = i; k + 1 < n; ++k) at(k) = at(k + 1);
     }
     --n;
+    if (cap > 8 && n < cap / 4) Resize(cap / 2);
+  }
+  void Resize(uint32_t ncap) {
+    Run* nr = static_cast<Run*>(std::malloc(sizeof(Run) * ncap));
+    if (nr == nullptr) Fail("out of memory");
+    for (uint32_t k = 0; k < n; ++k) nr[k] = at(k);
+    std::free(ring);
+    ring = nr;
+    cap = ncap;
+    head = 0;
   }
 };
 

@@ -12,7 +12,9 @@
 // An element is packed tighter than a listpack entry: one header byte that is the whole
 // element for 0..127, or holds a string's length (up to 63) or an integer's high bits;
 // no back-length byte (a block is walked forwards; a backward step within a block
-// decodes the block's offsets, at most list-max-listpack-size bytes of them). Strings
+// decodes the block's offsets, at most list-max-listpack-size bytes of them, except in a
+// big list's last block, whose offsets it keeps while only its tail changes, so RPOP and
+// LINDEX -1 stay O(1)). Strings
 // that are canonical integers (Redis's string2ll spelling) are stored as integers and
 // come back as the same bytes.
 //

@@ -246,6 +246,13 @@ TEST(ListTest, BigListsCostLittleMoreThanTheirBytes) {
   l.Verify();
   // Integers below 2^19 take 3 bytes, below 2^26 4 (a listpack: 5).
   EXPECT_LT(double(l.MemoryBytes()) / 1e6, 3.6);
+  // Popped down from both ends, the blocks and the ring give their bytes back.
+  while (l.size() > 10000) {
+    l.Pop(List::End::kHead, 3000, [](std::string_view) {});
+    l.Pop(List::End::kTail, 3000, [](std::string_view) {});
+  }
+  l.Verify();
+  EXPECT_LT(l.MemoryBytes(), 64u * 1024);
 }
 
 }  // namespace

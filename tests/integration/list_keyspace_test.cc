@@ -47,7 +47,7 @@ TEST_P(ListKeyspaceTest, BigListsAreFreedByThePoolAndCounted) {
   EXPECT_EQ(rcc_->Cmd({"SET", "big2", "a string now"}), "+OK");
   ASSERT_TRUE(
       PollUntil([&] { return Freed() == 2 && Pending() == 0; }, kEventually, milliseconds(5)));
-  EXPECT_LT(Used() - before, (loaded - before) / 20);
+  EXPECT_LT(Used() - before, (loaded - before) / 5);  // per-thread stats and buffers stay
 }
 
 TEST_P(ListKeyspaceTest, WatchSeesListWrites) {
