@@ -27,6 +27,10 @@ struct MultiState {
   uint32_t flags = 0;  // every queued command's flags, ORed (Redis's mstate.cmd_flags)
   // A command was refused while queueing (unknown, wrong arity): EXEC answers EXECABORT.
   bool aborted = false;
+  // On a cluster node port: the slot of the queued commands' keys (-1: none yet), and
+  // whether two of them differ, which makes EXEC answer CROSSSLOT as Redis's does.
+  int32_t slot = -1;
+  bool cross_slot = false;
 };
 
 // Redis's multi-mem: the queued commands' argument bytes and argv pointers.

@@ -13,6 +13,7 @@
 #include "shard/command/owned_args.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
+#include "shard/runtime/watch.h"
 #include "shard/server/auth.h"
 #include "shard/server/server_state.h"
 #include "timers/cycle_clock.h"
@@ -81,6 +82,11 @@ bool Dispatcher::OomRefuses(const Request& req) const {
 
 std::string Dispatcher::ClusterRedirect(Request& req) const {
   const CommandSpec& spec = *req.spec;
+  MultiState* multi = req.client.multi.get();
+  // Redis checks a transaction's keys as one request at EXEC: one slot, or CROSSSLOT.
+  if ((spec.flags & kCmdExec) && multi != nullptr && multi->cross_slot) {
+    return std::string(err::kCrossSlot);
+  }
   if (spec.keys.none() && spec.numkeys_index == 0) return {};
   const ClusterMap* map = req.self.cluster_map(server_.cluster);
   if (map == nullptr) return {};
@@ -104,7 +110,14 @@ std::string Dispatcher::ClusterRedirect(Request& req) const {
       if (!visit(i)) return std::string(err::kCrossSlot);
     }
   }
-  if (slot < 0 || map->ServesHere(uint16_t(slot), req.client.cluster_port)) return {};
+  if (slot < 0) return {};
+  if (map->ServesHere(uint16_t(slot), req.client.cluster_port)) {
+    if (multi != nullptr && !(spec.flags & kCmdNotQueued)) {
+      if (multi->slot >= 0 && multi->slot != slot) multi->cross_slot = true;
+      multi->slot = slot;
+    }
+    return {};
+  }
   const int16_t owner = map->OwnerOf(uint16_t(slot));
   if (owner == ClusterMap::kNoNode) return std::string(err::kClusterDown);
   const ClusterNode& node = map->nodes()[size_t(owner)];
@@ -202,6 +215,11 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // command dooms a transaction.
   if (client.cluster_port != 0) {
     if (std::string moved = ClusterRedirect(req); !moved.empty()) {
+      // A refused EXEC discards its transaction (Redis's discardTransaction).
+      if ((flags & kCmdExec) && client.multi) {
+        client.multi.reset();
+        UnwatchAll(req.self, shards_, client);
+      }
       return Refuse(req, spec->stat_id, moved);
     }
   }

@@ -106,6 +106,38 @@ class ClusterChecks:
         self.assertEqual(out, b"+OK\r\n-MOVED 12182 127.0.0.1:%d\r\n"
                               b"-EXECABORT Transaction discarded because of previous errors.\r\n"
                          % third_port)
+        # A transaction's keys must share one slot even on one node: EXEC answers CROSSSLOT
+        # and discards it (the GET after it runs outside MULTI and finds nothing).
+        (first_range, _) = self.nodes[0]
+        keys, slots = [], set()
+        for i in range(1000):
+            k = "x%d" % i
+            s = key_slot(k)
+            if first_range[0] <= s <= first_range[1] and s not in slots:
+                keys.append(k)
+                slots.add(s)
+            if len(keys) == 2:
+                break
+        tag_slot = key_slot("{t}")
+        if node_of(self.nodes, tag_slot) == first_port:
+            tagged = b"+OK\r\n+QUEUED\r\n+QUEUED\r\n*2\r\n+OK\r\n$1\r\ny\r\n"
+        else:
+            moved = b"-MOVED %d 127.0.0.1:%d\r\n" % (tag_slot, node_of(self.nodes, tag_slot))
+            tagged = (b"+OK\r\n" + moved + moved +
+                      b"-EXECABORT Transaction discarded because of previous errors.\r\n")
+        expected = (b"+OK\r\n+QUEUED\r\n+QUEUED\r\n"
+                    b"-CROSSSLOT Keys in request don't hash to the same slot\r\n$-1\r\n" + tagged)
+        with socket.create_connection(("127.0.0.1", first_port), timeout=10) as s:
+            s.sendall(("MULTI\r\nSET %s 1\r\nSET %s 2\r\nEXEC\r\nGET %s\r\n"
+                       "MULTI\r\nSET {t}1 a\r\nGET {t}2\r\nEXEC\r\n"
+                       % (keys[0], keys[1], keys[0])).encode())
+            out = b""
+            while len(out) < len(expected):
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                out += chunk
+        self.assertEqual(out, expected)
         errors = self.cli(first_port, "INFO", "errorstats")
         self.assertIn("errorstat_MOVED:count=", errors)
         self.assertIn("errorstat_CROSSSLOT:count=", errors)
