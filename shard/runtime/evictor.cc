@@ -113,14 +113,22 @@ bool Evictor::Step(EvictionPolicy policy, int samples, size_t* freed) {
 }
 
 bool Evictor::FromRing(size_t* freed) {
-  while (!ring_.empty()) {
+  // At most kWorkPerClockRead pops per call, evicting or not: a long run of stale slots
+  // or kept keys must not keep Evict from reading the clock.
+  for (uint64_t popped = 0; !ring_.empty();) {
     ++work_;
+    const bool budget_left = ++popped < kWorkPerClockRead;
     Entry* e = Lookup(ring_.Pop());
-    if (e == nullptr) continue;  // deleted, or a slot left by a key that lost probation
+    if (e == nullptr) {
+      // Deleted, or a slot left by a key that lost probation.
+      if (!budget_left) return true;
+      continue;
+    }
     e->set_probation(false);
     --probation_;
     if (e->hits() > 0 || !Unlocked(e)) {
       e->set_hits(0);  // proved itself: main set
+      if (!budget_left) return true;
       continue;
     }
     ghost_.Add(HashKey(e->key()));
