@@ -157,6 +157,8 @@ bool Server::Start(std::string* error) {
   if (config.cluster_enabled && !map_file && !ListenNodes(n, error)) return false;
   shared_.main_cluster_port = map_file ? state_.bound_port : 0;
   dispatcher_ = std::make_unique<Dispatcher>(table_, *shards_, state_);
+  scripts_ = std::make_unique<ScriptRegistry>(*shards_, state_, table_);
+  state_.scripts = scripts_.get();
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();
   shared_.server = &state_;

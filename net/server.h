@@ -21,6 +21,7 @@
 #include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/scripting/script_registry.h"
 #include "shard/server/server_state.h"
 #include "threadpool/thread_pool.h"
 
@@ -63,6 +64,7 @@ class Server {
   std::unique_ptr<ThreadPool> lazyfree_;
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  std::unique_ptr<ScriptRegistry> scripts_;  // the threads' Lua engines
   // After the shards: destroyed (its thread stopped) before them.
   std::unique_ptr<MetricsServer> metrics_;
   ReactorShared shared_;

@@ -40,9 +40,23 @@ size_t CommandTable::Slot(std::string_view name) {
   return h & (kSlots - 1);
 }
 
+KeySpan CommandSpec::CountedKeysIn(ArgList args) const {
+  const size_t at = size_t(numkeys_index);
+  if (at >= args.size()) return {};
+  int64_t n = 0;
+  std::string_view s = args[at];
+  if (s.empty() || s.size() > 10) return {};
+  for (char c : s) {
+    if (c < '0' || c > '9') return {};
+    n = n * 10 + (c - '0');
+  }
+  if (n < 1 || n > int64_t(args.size() - at - 1)) return {};
+  return {uint32_t(at + 1), uint32_t(at + size_t(n)), 1};
+}
+
 std::vector<std::string_view> CommandSpec::KeysOf(ArgList args) const {
   std::vector<std::string_view> out;
-  const KeySpan span = KeysIn(args.size());
+  const KeySpan span = KeysFor(args);
   for (size_t i = span.first; i <= span.last; i += span.step) {
     out.push_back(args[i]);
   }

@@ -60,6 +60,11 @@ enum CmdFlag : uint32_t {
   // EXEC (internal): shows itself to MONITOR after the commands it ran, and a CLIENT PAUSE
   // WRITE holds it when they write.
   kCmdExec = 1 << 17,
+  // Redis's skip_monitor (EVAL): shown to MONITOR before it runs rather than after, so
+  // the commands a script calls follow it.
+  kCmdSkipMonitor = 1 << 18,
+  // Redis's no_mandatory_keys (EVAL with numkeys 0).
+  kCmdNoMandatoryKeys = 1 << 19,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.
@@ -156,11 +161,22 @@ struct CommandSpec {
   }
   // Positions of key arguments in an invocation of `argc` arguments.
   KeySpan KeysIn(size_t argc) const { return KeySpan::Of(keys, argc); }
+  // A row whose keys are the `numkeys_index` count of arguments after it (EVAL) and that
+  // runs on their shard when they share one: routed by KeysFor.
+  bool CountedKeys() const { return keys.none() && numkeys_index > 0 && on_shard != nullptr; }
+  // Positions of the keys of this invocation: the triple's, or a CountedKeys row's
+  // counted ones (none when the count is not a valid one: the handler answers that).
+  KeySpan KeysFor(ArgList args) const {
+    return CountedKeys() ? CountedKeysIn(args) : KeysIn(args.size());
+  }
   // The key arguments themselves.
   std::vector<std::string_view> KeysOf(ArgList args) const;
   // COMMAND GETKEYS: every key position, those counted by numkeys too; false (and none)
   // when numkeys does not count keys that are there, as Redis's genericGetKeys.
   bool AllKeyPositions(ArgList args, std::vector<size_t>* out) const;
+
+ private:
+  KeySpan CountedKeysIn(ArgList args) const;
 };
 
 class CommandTable {

@@ -53,7 +53,7 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   // Between MULTI and EXEC commands are only queued; EXEC is what runs them.
   if (client.multi && !(spec->flags & kCmdNotQueued)) return false;
   if (spec->flags & kCmdWaitsForLocks) return true;
-  if (spec->keys.none()) {
+  if (spec->keys.none() && !spec->CountedKeys()) {
     // Keyless commands that touch the keyspace as a whole (KEYS, FLUSHALL, ...) wait for
     // everything; connection and server commands wait for nothing.
     return (spec->flags & (kCmdWrite | kCmdReadOnly)) != 0;
@@ -62,7 +62,7 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   // coordinator-only rows wait for everything too.
   if (spec->on_shard == nullptr) return true;
   if (client.locking_whole > 0) return true;
-  const KeySpan keys = spec->KeysIn(args.size());
+  const KeySpan keys = spec->KeysFor(args);
   for (size_t i = keys.first; i <= keys.last; i += keys.step) {
     const uint64_t h = HashKey(args[i]);
     for (absl::Span<const uint64_t> locking : client.locking_keys) {
@@ -255,15 +255,17 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // command is shown after it ran: a monitor sees its own command's reply first.
   const bool feed = server_.introspect.monitors.load(std::memory_order_relaxed) > 0 &&
                     !(flags & (kCmdAdmin | kCmdExec));
+  // A script is shown before the commands it calls, as Redis shows them.
+  if (feed && (flags & kCmdSkipMonitor)) FeedMonitors(self, shards_, server_, client.addr, args);
   Execute(req);
-  if (feed) FeedMonitors(self, shards_, server_, client.addr, args);
+  if (feed && !(flags & kCmdSkipMonitor)) FeedMonitors(self, shards_, server_, client.addr, args);
 }
 
 void Dispatcher::Execute(Request& req) const {
   const CommandSpec& spec = *req.spec;
   // Rows only a coordinator runs (ZUNIONSTORE's keys follow numkeys) find their own keys.
   if (spec.on_shard != nullptr) {
-    req.keys = spec.KeysIn(req.args.size());
+    req.keys = spec.KeysFor(req.args);
     req.owner = OwnerOf(shards_, req.args, req.keys);
   }
   if (req.owner == kNoShard) {

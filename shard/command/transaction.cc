@@ -96,7 +96,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     const CommandSpec& spec = *q.spec;
     if (spec.on_shard == nullptr) return false;
     const ArgList args = q.args->view();
-    *owner = OwnerOf(*shards, args, spec.KeysIn(args.size()));
+    *owner = OwnerOf(*shards, args, spec.KeysFor(args));
     return *owner != kNoShard;
   }
 
@@ -105,7 +105,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     bool whole = false;
     for (const QueuedCommand& q : queued) {
       const CommandSpec& spec = *q.spec;
-      if (spec.keys.none()) {
+      if (spec.keys.none() && !spec.CountedKeys()) {
         // KEYS, DBSIZE, FLUSHALL, ... see every key.
         whole |= (spec.flags & (kCmdWrite | kCmdReadOnly)) != 0;
       } else if (spec.on_shard == nullptr) {

@@ -21,6 +21,7 @@ void RegisterLatencyCommands(CommandTable& table);
 void RegisterMemoryCommands(CommandTable& table);
 void RegisterObjectCommands(CommandTable& table);
 void RegisterClusterCommands(CommandTable& table);
+void RegisterScriptingCommands(CommandTable& table);
 
 CommandTable BuildCommandTable() {
   CommandTable table;
@@ -41,6 +42,7 @@ CommandTable BuildCommandTable() {
   RegisterMemoryCommands(table);
   RegisterObjectCommands(table);
   RegisterClusterCommands(table);
+  RegisterScriptingCommands(table);
   table.AssignStatIds();
   return table;
 }

@@ -21,6 +21,7 @@ namespace rc {
 inline constexpr std::string_view kRedisVersion = "7.0.15";
 
 class CommandTable;
+class ScriptRegistry;
 class ThreadPool;
 
 struct ServerState {
@@ -49,6 +50,9 @@ struct ServerState {
   MemoryState memory;
   // The slot map while cluster-enabled is yes (docs/CLUSTER.md); no map otherwise.
   ClusterState cluster;
+  // Scripts and each thread's Lua engine (shard/scripting/script_registry.h); null in
+  // tests that build shards without it: EVAL then answers an error.
+  ScriptRegistry* scripts = nullptr;
 
   // Set once SHUTDOWN or a signal asked the server to stop.
   std::atomic<bool> shutdown_requested{false};

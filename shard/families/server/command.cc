@@ -18,10 +18,20 @@ namespace {
 
 std::vector<std::string_view> FlagNames(uint32_t flags) {
   static const std::pair<CmdFlag, std::string_view> kNames[] = {
-      {kCmdWrite, "write"},         {kCmdReadOnly, "readonly"}, {kCmdDenyOom, "denyoom"},
-      {kCmdAdmin, "admin"},         {kCmdPubSub, "pubsub"},     {kCmdNoScript, "noscript"},
-      {kCmdLoading, "loading"},     {kCmdStale, "stale"},       {kCmdSkipSlowlog, "skip_slowlog"},
-      {kCmdFast, "fast"},           {kCmdNoAuth, "no_auth"},    {kCmdNoMulti, "no_multi"},
+      {kCmdWrite, "write"},
+      {kCmdReadOnly, "readonly"},
+      {kCmdDenyOom, "denyoom"},
+      {kCmdAdmin, "admin"},
+      {kCmdPubSub, "pubsub"},
+      {kCmdNoScript, "noscript"},
+      {kCmdLoading, "loading"},
+      {kCmdStale, "stale"},
+      {kCmdSkipMonitor, "skip_monitor"},
+      {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdFast, "fast"},
+      {kCmdNoAuth, "no_auth"},
+      {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoMulti, "no_multi"},
       {kCmdAllowBusy, "allow_busy"}};
   std::vector<std::string_view> out;
   for (const auto& [f, name] : kNames) {

@@ -1,0 +1,220 @@
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (docs/SCRIPTING.md).
+//
+//   keys all on one shard ─▶ on_shard (EvalOnShard) on that shard's thread: the script
+//                            runs there as one step, atomic like any command
+//   no keys ──────────────▶ on_coord (EvalOnCoord) on the connection's thread, on its shard
+//   keys on several shards ▶ on_coord: refused for now (keys must share a shard)
+
+#include <cctype>
+#include <string>
+
+#include "core/strings.h"
+#include "shard/command/arg_parser.h"
+#include "shard/command/command.h"
+#include "shard/command/errors.h"
+#include "shard/runtime/memory_limit.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/scripting/lua_engine.h"
+#include "shard/scripting/script_errors.h"
+#include "shard/scripting/script_registry.h"
+#include "shard/scripting/sha1.h"
+#include "shard/server/server_state.h"
+
+namespace rc {
+
+namespace {
+
+constexpr std::string_view kNotReady = "ERR scripting is not available";
+
+enum EvalKind : uint8_t { kBody = 0, kBySha = 1, kReadOnly = 2 };
+
+// Redis's evalGenericCommand checks of numkeys; false with the error.
+bool NumKeys(ArgList args, int64_t* n, std::string_view* error) {
+  if (!ParseInt64(args[2], n)) {
+    *error = err::kNotInteger;
+    return false;
+  }
+  if (*n > int64_t(args.size()) - 3) {
+    *error = script_err::kTooManyKeys;
+    return false;
+  }
+  if (*n < 0) {
+    *error = script_err::kNegativeKeys;
+    return false;
+  }
+  return true;
+}
+
+// Runs the script `args` names on `engine`'s thread, whose shard owns every key it
+// declares.
+void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyBuilder& reply) {
+  int64_t numkeys = 0;
+  std::string_view bad;
+  if (!NumKeys(args, &numkeys, &bad)) return reply.Error(bad);
+  std::string sha;
+  std::string error;
+  if (kind & kBySha) {
+    sha = std::string(args[1]);
+    for (char& c : sha) c = char(std::tolower(static_cast<unsigned char>(c)));
+    if (sha.size() != 40 || !engine.Ensure(sha, &error)) {
+      return reply.Error(sha.size() != 40 ? script_err::kNoScript : std::string_view(error));
+    }
+  } else {
+    sha = Sha1Hex(args[1]);
+    if (!engine.Load(sha, args[1], &error)) return reply.Error(error);
+    engine.registry().Add(sha, args[1]);
+  }
+  const uint32_t flags = engine.FlagsOf(sha);
+  const bool compat = flags & kScriptEvalCompat;
+  if ((kind & kReadOnly) && !compat && !(flags & kScriptNoWrites)) {
+    return reply.Error(script_err::kWriteFromRo);
+  }
+  ScriptRun run;
+  run.sha = sha;
+  run.keys = args.subspan(3, size_t(numkeys));
+  run.argv = args.subspan(3 + size_t(numkeys));
+  run.read_only = (kind & kReadOnly) || (flags & kScriptNoWrites);
+  run.caller_resp3 = resp3;
+  run.flags = flags;
+  const ServerState& server = engine.registry().server();
+  if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run.read_only &&
+      OutOfMemory(engine.registry().shards(), engine.thread().id(), server)) {
+    // A script declaring its flags is refused whole; an old one only at its first write.
+    if (!compat) return reply.Error(err::kOom);
+    run.oom_at_start = true;
+  }
+  engine.Run(run, reply);
+}
+
+template <uint8_t kKind>
+void EvalOnShard(ShardCmd& cmd) {
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  LuaEngine& engine = cmd.server.scripts->engine(cmd.shard.id());
+  RunScript(engine, cmd.args, kKind, cmd.reply.resp3(), cmd.reply);
+}
+
+template <uint8_t kKind>
+void EvalOnCoord(CoordCmd& cmd) {
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  int64_t numkeys = 0;
+  std::string_view bad;
+  if (!NumKeys(cmd.args, &numkeys, &bad)) return cmd.reply.Error(bad);
+  if (numkeys > 0) {
+    return cmd.reply.Error(
+        "ERR a script's KEYS must all live on one shard (give them one {hash tag})");
+  }
+  LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
+  RunScript(engine, cmd.args, kKind, cmd.client.resp3, cmd.reply);
+}
+
+bool IsFlushMode(std::string_view s) {
+  return EqualsIgnoreCase(s, "async") || EqualsIgnoreCase(s, "sync");
+}
+
+void ScriptFlush(CoordCmd& cmd) {
+  if (cmd.args.size() > 3 || (cmd.args.size() == 3 && !IsFlushMode(cmd.args[2]))) {
+    return cmd.reply.Error("ERR SCRIPT FLUSH only support SYNC|ASYNC option");
+  }
+  if (cmd.server.scripts != nullptr) cmd.server.scripts->Flush();
+  cmd.reply.Ok();
+}
+
+void ScriptExists(CoordCmd& cmd) {
+  cmd.reply.ArrayLen(cmd.args.size() - 2);
+  for (size_t i = 2; i < cmd.args.size(); ++i) {
+    std::string sha(cmd.args[i]);
+    for (char& c : sha) c = char(std::tolower(static_cast<unsigned char>(c)));
+    const bool known = cmd.server.scripts != nullptr && cmd.server.scripts->Exists(sha);
+    cmd.reply.Integer(known ? 1 : 0);
+  }
+}
+
+void ScriptLoad(CoordCmd& cmd) {
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
+  const std::string sha = Sha1Hex(cmd.args[2]);
+  std::string error;
+  if (!engine.Load(sha, cmd.args[2], &error)) return cmd.reply.Error(error);
+  cmd.server.scripts->Add(sha, cmd.args[2]);
+  cmd.reply.Bulk(sha);
+}
+
+void ScriptKill(CoordCmd& cmd) { cmd.reply.Error("NOTBUSY No scripts in execution right now."); }
+
+void ScriptDebug(CoordCmd& cmd) {
+  std::string_view mode = cmd.args[2];
+  if (EqualsIgnoreCase(mode, "no")) return cmd.reply.Ok();
+  if (EqualsIgnoreCase(mode, "yes") || EqualsIgnoreCase(mode, "sync")) {
+    return cmd.reply.Error("ERR SCRIPT DEBUG is not supported by ringcache");
+  }
+  cmd.reply.Error("ERR Use SCRIPT DEBUG YES/SYNC/NO");
+}
+
+void ScriptHelp(CoordCmd& cmd) {
+  static const char* const kLines[] = {
+      "SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+      "DEBUG (YES|SYNC|NO)",
+      "    Set the debug mode for subsequent scripts executed.",
+      "EXISTS <sha1> [<sha1> ...]",
+      "    Return information about the existence of the scripts in the script cache.",
+      "FLUSH [ASYNC|SYNC]",
+      "    Flush the Lua scripts cache. Very dangerous on replicas.",
+      "    When called without the optional mode argument, the behavior is determined by the",
+      "    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+      "    * ASYNC: Asynchronously flush the scripts cache.",
+      "    * SYNC: Synchronously flush the scripts cache.",
+      "KILL",
+      "    Kill the currently executing Lua script.",
+      "LOAD <script>",
+      "    Load a script into the scripts cache without executing it.",
+      "HELP",
+      "    Prints this help."};
+  cmd.reply.HelpLines(kLines);
+}
+
+}  // namespace
+
+void RegisterScriptingCommands(CommandTable& t) {
+  CommandTable::Family f = t.StartFamily("@scripting");
+  constexpr uint32_t kEval = kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys;
+  f.Add({.name = "eval",
+         .arity = -3,
+         .flags = kEval | kCmdMayReplicate,
+         .on_shard = EvalOnShard<kBody>,
+         .on_coord = EvalOnCoord<kBody>,
+         .numkeys_index = 2});
+  f.Add({.name = "evalsha",
+         .arity = -3,
+         .flags = kEval | kCmdMayReplicate,
+         .on_shard = EvalOnShard<kBySha>,
+         .on_coord = EvalOnCoord<kBySha>,
+         .numkeys_index = 2});
+  f.Add({.name = "eval_ro",
+         .arity = -3,
+         .flags = kEval | kCmdReadOnly,
+         .on_shard = EvalOnShard<kBody | kReadOnly>,
+         .on_coord = EvalOnCoord<kBody | kReadOnly>,
+         .numkeys_index = 2});
+  f.Add({.name = "evalsha_ro",
+         .arity = -3,
+         .flags = kEval | kCmdReadOnly,
+         .on_shard = EvalOnShard<kBySha | kReadOnly>,
+         .on_coord = EvalOnCoord<kBySha | kReadOnly>,
+         .numkeys_index = 2});
+  f.Add(
+      {.name = "script",
+       .arity = -2,
+       .subcommands = {
+           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ScriptHelp},
+           {.name = "flush", .arity = -2, .flags = kCmdNoScript, .on_coord = ScriptFlush},
+           {.name = "debug", .arity = 3, .flags = kCmdNoScript, .on_coord = ScriptDebug},
+           {.name = "exists", .arity = -3, .flags = kCmdNoScript, .on_coord = ScriptExists},
+           {.name = "kill",
+            .arity = 2,
+            .flags = kCmdNoScript | kCmdAllowBusy,
+            .on_coord = ScriptKill},
+           {.name = "load", .arity = 3, .flags = kCmdNoScript | kCmdStale, .on_coord = ScriptLoad},
+       }});
+}
+
+}  // namespace rc

@@ -1,0 +1,443 @@
+#include "shard/scripting/lua_engine.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/strings.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/scripting/lua_convert.h"
+#include "shard/scripting/script_registry.h"
+
+extern "C" int luaopen_cjson(lua_State* L);
+extern "C" int luaopen_bit(lua_State* L);
+
+namespace rc {
+
+namespace {
+
+constexpr const char* kReadonlyErr = "Attempt to modify a readonly table";
+// Redis collects garbage in steps of this many scripts (LUA_GC_CYCLE_PERIOD).
+constexpr int kGcPeriod = 50;
+
+// Redis's rand.c: drand48's generator, state X = 0x1234ABCD330E until seeded.
+struct Rand48 {
+  uint64_t x = 0x1234ABCD330EULL;
+  void Seed(int32_t seed) { x = (uint64_t(uint32_t(seed)) << 16) | 0x330E; }
+  int32_t Next() {
+    x = (0x5DEECE66DULL * x + 0xB) & ((uint64_t(1) << 48) - 1);
+    return int32_t(x >> 17);
+  }
+};
+
+Rand48* RandOf(lua_State* L) {
+  return static_cast<Rand48*>(lua_touserdata(L, lua_upvalueindex(1)));
+}
+
+int MathRandom(lua_State* L) {
+  constexpr int32_t kMax = INT32_MAX;
+  const lua_Number r = lua_Number(RandOf(L)->Next() % kMax) / lua_Number(kMax);
+  switch (lua_gettop(L)) {
+    case 0:
+      lua_pushnumber(L, r);
+      break;
+    case 1: {
+      const int u = luaL_checkint(L, 1);
+      luaL_argcheck(L, 1 <= u, 1, "interval is empty");
+      lua_pushnumber(L, std::floor(r * u) + 1);
+      break;
+    }
+    case 2: {
+      const int l = luaL_checkint(L, 1);
+      const int u = luaL_checkint(L, 2);
+      luaL_argcheck(L, l <= u, 2, "interval is empty");
+      lua_pushnumber(L, std::floor(r * (u - l + 1)) + l);
+      break;
+    }
+    default:
+      return luaL_error(L, "wrong number of arguments");
+  }
+  return 1;
+}
+
+int MathRandomSeed(lua_State* L) {
+  RandOf(L)->Seed(luaL_checkint(L, 1));
+  return 0;
+}
+
+// __newindex of read-only tables: the error names the script line that assigned.
+int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyErr); }
+
+// __index of the globals: reading a global nobody set is an error, as in Redis.
+int NonexistentGlobal(lua_State* L) {
+  if (!lua_isstring(L, 2)) return luaL_error(L, "Second argument must be a string or number");
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    lua_tostring(L, 2));
+}
+
+// Whether the table at `idx` is one of the read-only ones (a set in upvalue 2).
+bool IsReadonly(lua_State* L, int idx) {
+  if (!lua_istable(L, idx)) return false;
+  lua_pushvalue(L, idx);
+  lua_rawget(L, lua_upvalueindex(2));
+  const bool ro = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return ro;
+}
+
+// rawset and setmetatable refuse the read-only tables (Redis's VM checks its readonly
+// bit there); upvalue 1 is the original function.
+int GuardedCall(lua_State* L) {
+  if (IsReadonly(L, 1)) {
+    lua_pushstring(L, kReadonlyErr);
+    return lua_error(L);
+  }
+  lua_pushvalue(L, lua_upvalueindex(1));
+  lua_insert(L, 1);
+  lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+  return lua_gettop(L);
+}
+
+// The error handler every script runs under (Redis's __redis__err__handler): turns the
+// error into a table {err=..., source=..., line=...} naming where in the script it
+// happened.
+int ErrorHandler(lua_State* L) {
+  lua_Debug ar;
+  bool where = lua_getstack(L, 1, &ar) && lua_getinfo(L, "nSl", &ar);
+  if (where && std::strcmp(ar.what, "C") == 0) {
+    where = lua_getstack(L, 2, &ar) && lua_getinfo(L, "nSl", &ar);
+  }
+  if (!lua_istable(L, 1)) {
+    std::string text;
+    switch (lua_type(L, 1)) {
+      case LUA_TSTRING:
+      case LUA_TNUMBER:
+        text = lua_tostring(L, 1);
+        break;
+      case LUA_TNIL:
+        text = "nil";
+        break;
+      case LUA_TBOOLEAN:
+        text = lua_toboolean(L, 1) ? "true" : "false";
+        break;
+      default:
+        text = StrCat(lua_typename(L, lua_type(L, 1)), ": ",
+                      reinterpret_cast<uintptr_t>(lua_topointer(L, 1)));
+    }
+    lua_newtable(L);
+    lua_pushstring(L, StrCat("ERR ", text).c_str());
+    lua_setfield(L, -2, "err");
+    lua_replace(L, 1);
+  }
+  lua_settop(L, 1);
+  if (where) {
+    lua_pushstring(L, ar.source);
+    lua_setfield(L, 1, "source");
+    lua_pushnumber(L, ar.currentline);
+    lua_setfield(L, 1, "line");
+  }
+  return 1;
+}
+
+// Opens a library; one that returns its table without making it a global (Debian's
+// cjson) becomes the global `name` too.
+void OpenLib(lua_State* L, lua_CFunction open, const char* name) {
+  lua_pushcfunction(L, open);
+  lua_pushstring(L, name);
+  lua_call(L, 1, 1);
+  if (lua_istable(L, -1) && name[0] != '\0') {
+    lua_setglobal(L, name);
+  } else {
+    lua_pop(L, 1);
+  }
+}
+
+// Replaces global `name` (a table) by an empty proxy that reads through to it and refuses
+// writes; records the proxy as read-only in the set at `ro_set`.
+void ProtectGlobalTable(lua_State* L, int globals, int ro_set, const char* name) {
+  lua_getfield(L, globals, name);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  lua_newtable(L);  // proxy
+  lua_newtable(L);  // its metatable
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadonlyNewIndex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, ro_set);
+  lua_setfield(L, globals, name);
+  lua_pop(L, 1);
+}
+
+}  // namespace
+
+bool ParseShebang(std::string_view body, uint32_t* flags, size_t* skip, std::string* error) {
+  *flags = kScriptEvalCompat;
+  *skip = 0;
+  if (body.substr(0, 2) != "#!") return true;
+  const size_t end = body.find('\n');
+  if (end == std::string_view::npos) {
+    *error = "ERR Invalid script shebang";
+    return false;
+  }
+  *skip = end;
+  std::vector<std::string_view> parts;
+  std::string_view line = body.substr(0, end);
+  size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    const size_t start = i;
+    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
+    if (i > start) parts.push_back(line.substr(start, i - start));
+  }
+  if (parts.empty() || parts[0] != "#!lua") {
+    *error = StrCat("ERR Unexpected engine in script shebang: ",
+                    parts.empty() ? std::string_view() : parts[0]);
+    return false;
+  }
+  *flags = 0;
+  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
+      {"no-writes", kScriptNoWrites},
+      {"allow-oom", kScriptAllowOom},
+      {"allow-stale", kScriptAllowStale},
+      {"no-cluster", kScriptNoCluster},
+      {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
+  for (size_t p = 1; p < parts.size(); ++p) {
+    if (parts[p].substr(0, 6) != "flags=") {
+      *error = StrCat("ERR Unknown lua shebang option: ", parts[p]);
+      return false;
+    }
+    std::string_view list = parts[p].substr(6);
+    size_t from = 0;
+    while (true) {
+      const size_t comma = list.find(',', from);
+      std::string_view name = list.substr(
+          from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
+      bool known = false;
+      for (const auto& [n, bit] : kNames) {
+        if (n == name) {
+          *flags |= bit;
+          known = true;
+        }
+      }
+      if (!known && !(name.empty() && list.empty())) {
+        *error = StrCat("ERR Unexpected flag in script shebang: ", name);
+        return false;
+      }
+      if (comma == std::string_view::npos) break;
+      from = comma + 1;
+    }
+  }
+  return true;
+}
+
+LuaEngine::LuaEngine(ScriptRegistry& registry, uint32_t shard)
+    : registry_(registry), thread_(registry.shards().thread(shard)) {
+  client_.authenticated = true;
+  client_.addr = "lua";
+  client_.id = UINT64_MAX;
+  Open();
+}
+
+LuaEngine::~LuaEngine() {
+  if (L_ != nullptr) lua_close(L_);
+}
+
+void LuaEngine::Open() {
+  L_ = luaL_newstate();
+  lua_State* L = L_;
+  OpenLib(L, luaopen_base, "");
+  OpenLib(L, luaopen_table, LUA_TABLIBNAME);
+  OpenLib(L, luaopen_string, LUA_STRLIBNAME);
+  OpenLib(L, luaopen_math, LUA_MATHLIBNAME);
+  OpenLib(L, luaopen_bit, "bit");
+  OpenLib(L, luaopen_cjson, "cjson");
+  OpenLib(L, OpenStruct, "struct");
+  OpenLib(L, OpenCmsgpack, "cmsgpack");
+  lua_pushvalue(L, LUA_GLOBALSINDEX);
+  const int globals = lua_gettop(L);
+  for (const char* name : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy",
+                           "module", "require", "jit", "package", "io", "os", "debug"}) {
+    lua_pushnil(L);
+    lua_setfield(L, globals, name);
+  }
+  // Redis's math.random and math.randomseed.
+  lua_getfield(L, globals, "math");
+  auto* rand = static_cast<Rand48*>(lua_newuserdata(L, sizeof(Rand48)));
+  new (rand) Rand48();
+  lua_pushvalue(L, -1);
+  lua_pushcclosure(L, MathRandom, 1);
+  lua_setfield(L, -3, "random");
+  lua_pushcclosure(L, MathRandomSeed, 1);
+  lua_setfield(L, -2, "randomseed");
+  lua_pop(L, 1);
+
+  OpenRedisLib(L, this);  // the global `redis`
+
+  // The read-only set, weak-keyed so nothing is kept alive by it.
+  lua_newtable(L);
+  const int ro_set = lua_gettop(L);
+  lua_newtable(L);
+  lua_pushstring(L, "k");
+  lua_setfield(L, -2, "__mode");
+  lua_setmetatable(L, ro_set);
+  for (const char* name :
+       {"string", "table", "math", "coroutine", "bit", "cjson", "struct", "cmsgpack", "redis"}) {
+    ProtectGlobalTable(L, globals, ro_set, name);
+  }
+  for (const char* name : {"rawset", "setmetatable"}) {
+    lua_getfield(L, globals, name);
+    lua_pushvalue(L, ro_set);
+    lua_pushcclosure(L, GuardedCall, 2);
+    lua_setfield(L, globals, name);
+  }
+  lua_pushcfunction(L, ErrorHandler);
+  handler_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+
+  // Scripts see the globals through an empty proxy whose writes all fail; reads of
+  // missing globals fail on the real table's own metatable.
+  lua_newtable(L);  // metatable of the real globals
+  lua_pushcfunction(L, NonexistentGlobal);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadonlyNewIndex);
+  lua_setfield(L, -2, "__newindex");
+  lua_setmetatable(L, globals);
+  lua_newtable(L);  // the proxy
+  lua_newtable(L);
+  lua_pushvalue(L, globals);
+  lua_setfield(L, -2, "__index");
+  lua_pushcfunction(L, ReadonlyNewIndex);
+  lua_setfield(L, -2, "__newindex");
+  lua_pushboolean(L, 0);
+  lua_setfield(L, -2, "__metatable");
+  lua_setmetatable(L, -2);
+  lua_pushvalue(L, -1);
+  lua_pushboolean(L, 1);
+  lua_rawset(L, ro_set);
+  lua_pushvalue(L, -1);
+  lua_pushstring(L, "_G");
+  lua_insert(L, -2);
+  lua_rawset(L, globals);  // _G is the proxy
+  lua_pushvalue(L, globals);
+  globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  lua_replace(L, LUA_GLOBALSINDEX);  // new functions get the proxy as environment
+  lua_settop(L, 0);
+  generation_ = registry_.generation();
+}
+
+void LuaEngine::DropIfFlushed() {
+  const uint64_t g = registry_.generation();
+  if (g == generation_) return;
+  generation_ = g;
+  for (auto& [sha, c] : scripts_) luaL_unref(L_, LUA_REGISTRYINDEX, c.ref);
+  scripts_.clear();
+  lua_gc(L_, LUA_GCCOLLECT, 0);
+}
+
+bool LuaEngine::Load(const std::string& sha, std::string_view body, std::string* error) {
+  DropIfFlushed();
+  if (scripts_.contains(sha)) return true;
+  uint32_t flags = 0;
+  size_t skip = 0;
+  if (!ParseShebang(body, &flags, &skip, error)) return false;
+  body.remove_prefix(skip);
+  if (luaL_loadbuffer(L_, body.data(), body.size(), "@user_script") != 0) {
+    *error = StrCat("ERR Error compiling script (new function): ", lua_tostring(L_, -1));
+    lua_pop(L_, 1);
+    return false;
+  }
+  scripts_.emplace(sha, Compiled{luaL_ref(L_, LUA_REGISTRYINDEX), flags});
+  return true;
+}
+
+bool LuaEngine::Ensure(const std::string& sha, std::string* error) {
+  DropIfFlushed();
+  if (scripts_.contains(sha)) return true;
+  std::string body;
+  if (!registry_.Find(sha, &body)) {
+    *error = "NOSCRIPT No matching script. Please use EVAL.";
+    return false;
+  }
+  return Load(sha, body, error);
+}
+
+void LuaEngine::Abandon(std::unique_ptr<ReplySink> sink) {
+  // Few commands ever get here (a fan-out called from a script); keep them all.
+  abandoned_.push_back(std::move(sink));
+}
+
+uint32_t LuaEngine::FlagsOf(const std::string& sha) const {
+  auto it = scripts_.find(sha);
+  return it == scripts_.end() ? 0 : it->second.flags;
+}
+
+namespace {
+
+void SetStrings(lua_State* L, int globals, const char* name, ArgList args) {
+  lua_createtable(L, int(args.size()), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    lua_pushlstring(L, args[i].data(), args[i].size());
+    lua_rawseti(L, -2, int(i + 1));
+  }
+  lua_pushstring(L, name);
+  lua_insert(L, -2);
+  lua_rawset(L, globals);
+}
+
+// The error reply for the error table on top of the stack (Redis's luaCallFunction).
+std::string ScriptError(lua_State* L, std::string_view sha) {
+  if (!lua_istable(L, -1)) {
+    const char* msg = lua_isstring(L, -1) ? lua_tostring(L, -1) : "execution failure";
+    return ErrorLine(
+        StrCat("ERR Error running script ", sha, ", ", std::string_view(msg).substr(0, 100)));
+  }
+  std::string msg;
+  lua_getfield(L, -1, "err");
+  if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "source");
+  std::string source = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "line");
+  std::string line = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+  lua_pop(L, 1);
+  if (!source.empty() && !line.empty())
+    StrAppend(&msg, " script: ", sha, ", on ", source, ":", line, ".");
+  return ErrorLine(msg);
+}
+
+}  // namespace
+
+void LuaEngine::Run(ScriptRun& run, ReplyBuilder& reply) {
+  lua_State* L = L_;
+  auto it = scripts_.find(std::string(run.sha));
+  ScriptRun* outer = current_;
+  current_ = &run;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, handler_ref_);
+  const int handler = lua_gettop(L);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
+  SetStrings(L, handler + 1, "KEYS", run.keys);
+  SetStrings(L, handler + 1, "ARGV", run.argv);
+  lua_pop(L, 1);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, it->second.ref);
+  if (lua_pcall(L, 0, 1, handler) != 0) {
+    reply.Error(ScriptError(L, run.sha));
+    lua_pop(L, 1);
+  } else {
+    WriteLuaReply(L, reply, run.resp);
+  }
+  lua_settop(L, handler - 1);
+  current_ = outer;
+  if (++gc_count_ >= kGcPeriod) {
+    lua_gc(L, LUA_GCSTEP, kGcPeriod);
+    gc_count_ = 0;
+  }
+}
+
+}  // namespace rc

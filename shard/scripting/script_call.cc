@@ -1,0 +1,138 @@
+#include "shard/scripting/script_call.h"
+
+#include <memory>
+#include <vector>
+
+#include "core/entry_table.h"
+#include "core/strings.h"
+#include "shard/command/command_stats.h"
+#include "shard/command/dispatcher.h"
+#include "shard/command/errors.h"
+#include "shard/command/reply_sink.h"
+#include "shard/runtime/memory_limit.h"
+#include "shard/runtime/shard_set.h"
+#include "shard/scripting/lua_engine.h"
+#include "shard/scripting/script_errors.h"
+#include "shard/scripting/script_registry.h"
+#include "timers/cycle_clock.h"
+
+namespace rc {
+
+namespace {
+
+// Collects the reply of a command a script runs on its own thread. A command that must
+// hear from other threads (a fan-out) Defers: the script cannot wait for that, so the
+// sink stays alive until the late reply arrives and drops it.
+class ScriptSink final : public ReplySink {
+ public:
+  uint64_t Defer() override {
+    ++deferred_;
+    return deferred_ - 1;
+  }
+  void Fulfill(uint64_t slot, std::string resp) override {
+    ++fulfilled_;
+    reply_ += resp;
+  }
+  void Resume() override {}
+  void Push(std::string resp) override {}
+  bool waiting() const { return fulfilled_ < deferred_; }
+  bool deferred() const { return deferred_ > 0; }
+  std::string& reply() { return reply_; }
+
+ private:
+  uint64_t deferred_ = 0;
+  uint64_t fulfilled_ = 0;
+  std::string reply_;
+};
+
+bool Declared(const ScriptRun& run, std::string_view key) {
+  for (std::string_view k : run.keys) {
+    if (k == key) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, std::string* out) {
+  ScriptRegistry& reg = engine.registry();
+  ServerState& server = reg.server();
+  ShardSet& shards = reg.shards();
+  ShardThread& self = engine.thread();
+  out->clear();
+  const CommandSpec* spec = reg.table().Resolve(args);
+  if (spec == nullptr) {
+    *out = script_err::kUnknownCommand;
+    return false;
+  }
+  if (!spec->ArityOk(args.size())) {
+    *out = script_err::kWrongArity;
+    return false;
+  }
+  const uint32_t flags = spec->flags;
+  if (flags & kCmdNoScript) {
+    *out = script_err::kNotAllowed;
+    return false;
+  }
+  if ((flags & kCmdWrite) && run.read_only) {
+    *out = script_err::kWriteInReadOnly;
+    return false;
+  }
+  if ((flags & kCmdDenyOom) && run.oom_at_start && !run.wrote) {
+    *out = err::kOom;
+    return false;
+  }
+  const KeySpan keys = spec->KeysFor(args);
+  const bool keyless = keys.empty();
+  Shard& shard = self.shard();
+  for (size_t i = keys.first; i <= keys.last; i += keys.step) {
+    std::string_view key = args[i];
+    if (shards.ShardOf(key) != self.id()) {
+      *out = StrCat(script_err::kOtherShardKey, "'", key.substr(0, 128), "'");
+      return false;
+    }
+    if (!shard.locks().Idle() && !Declared(run, key)) {
+      const uint64_t h = HashKey(key);
+      if (!shard.locks().MayRun(KeyLocks::Keys(&h, 1), false)) {
+        *out = StrCat(script_err::kLockedKey, "'", key.substr(0, 128), "'");
+        return false;
+      }
+    }
+  }
+  if (keyless && shards.size() > 1 && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
+    // KEYS, DBSIZE, FLUSHALL, PUBLISH, ... see every shard: they answer later than a
+    // script can wait on its thread.
+    *out = StrCat(script_err::kAllShards, spec->full_name, "'");
+    return false;
+  }
+  if (flags & kCmdWrite) run.wrote = true;
+  ReplyBuilder rb(out, run.resp == 3);
+  const uint64_t start = CycleClock::Now();
+  if (!keyless && spec->on_shard != nullptr) {
+    ShardCmd cmd{shard, args, rb, server};
+    spec->on_shard(cmd);
+  } else {
+    auto sink = std::make_unique<ScriptSink>();
+    ClientState& client = engine.script_client();
+    client.resp3 = run.resp == 3;
+    CoordCmd cmd{self, shards, server, client, *sink, reg.table(), args, rb};
+    spec->on_coord(cmd);
+    if (sink->deferred()) {
+      if (sink->waiting()) {
+        engine.Abandon(std::move(sink));
+        out->clear();
+        *out = StrCat(script_err::kAllShards, spec->full_name, "'");
+        return false;
+      }
+      *out += sink->reply();
+    }
+  }
+  CountCommand(self.command_stats(), spec->stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
+               *out, 0, server.config.latency_tracking.get() != 0);
+  if (server.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(flags & kCmdAdmin)) {
+    FeedMonitors(self, shards, server, "lua", args);
+  }
+  return true;
+}
+
+}  // namespace rc

@@ -1,0 +1,35 @@
+#pragma once
+// Error texts of scripting, Redis 7.0's where Redis has them (script.c, eval.c,
+// script_lua.c), as error lines without the leading '-'.
+
+#include <string_view>
+
+namespace rc::script_err {
+
+inline constexpr std::string_view kNoScript = "NOSCRIPT No matching script. Please use EVAL.";
+inline constexpr std::string_view kNegativeKeys = "ERR Number of keys can't be negative";
+inline constexpr std::string_view kTooManyKeys =
+    "ERR Number of keys can't be greater than number of args";
+inline constexpr std::string_view kUnknownCommand = "ERR Unknown Redis command called from script";
+inline constexpr std::string_view kWrongArity =
+    "ERR Wrong number of args calling Redis command from script";
+inline constexpr std::string_view kNotAllowed = "ERR This Redis command is not allowed from script";
+inline constexpr std::string_view kWriteInReadOnly =
+    "ERR Write commands are not allowed from read-only scripts.";
+inline constexpr std::string_view kNoArgs =
+    "ERR Please specify at least one argument for this redis lib call";
+inline constexpr std::string_view kBadArgType =
+    "ERR Lua redis lib command arguments must be strings or integers";
+inline constexpr std::string_view kWriteFromRo =
+    "ERR Can not execute a script with write flag using *_ro command.";
+
+// ringcache's own: the rules for keys on a sharded server (docs/SCRIPTING.md).
+inline constexpr std::string_view kOtherShardKey =
+    "ERR Script attempted to access a key of another shard, not declared in KEYS: ";
+inline constexpr std::string_view kLockedKey =
+    "ERR Script attempted to access an undeclared key that a multi-shard command holds: ";
+inline constexpr std::string_view kAllShards =
+    "ERR This command needs every shard and cannot run inside a script on a multi-threaded "
+    "server: '";
+
+}  // namespace rc::script_err

@@ -1,0 +1,55 @@
+#include "shard/scripting/script_registry.h"
+
+#include "shard/runtime/shard_set.h"
+#include "shard/scripting/lua_engine.h"
+
+namespace rc {
+
+ScriptRegistry::ScriptRegistry(ShardSet& shards, ServerState& server, const CommandTable& table)
+    : shards_(shards), server_(server), table_(table), engines_(shards.size()) {}
+
+ScriptRegistry::~ScriptRegistry() = default;
+
+void ScriptRegistry::Add(const std::string& sha, std::string_view body) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, added] = bodies_.try_emplace(sha, body);
+  if (added) bytes_ += body.size() + sha.size();
+}
+
+bool ScriptRegistry::Find(std::string_view sha, std::string* body) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = bodies_.find(std::string(sha));
+  if (it == bodies_.end()) return false;
+  *body = it->second;
+  return true;
+}
+
+bool ScriptRegistry::Exists(std::string_view sha) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bodies_.contains(std::string(sha));
+}
+
+void ScriptRegistry::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  bodies_.clear();
+  bytes_ = 0;
+  generation_.fetch_add(1, std::memory_order_acq_rel);
+}
+
+size_t ScriptRegistry::count() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bodies_.size();
+}
+
+size_t ScriptRegistry::body_bytes() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return bytes_;
+}
+
+LuaEngine& ScriptRegistry::engine(uint32_t shard) {
+  std::unique_ptr<LuaEngine>& e = engines_[shard];
+  if (e == nullptr) e = std::make_unique<LuaEngine>(*this, shard);
+  return *e;
+}
+
+}  // namespace rc

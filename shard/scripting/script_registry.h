@@ -1,0 +1,65 @@
+#pragma once
+// Every script the server knows, by SHA-1, and each worker thread's Lua engine.
+//
+//   SCRIPT LOAD / EVAL (any thread) ─▶ Add(sha, body): the body is kept here, under a mutex
+//   EVALSHA on thread t ─▶ engine(t): compiled already? run ─▶ else Find(sha) here,
+//                           compile on t, cache there
+//   SCRIPT FLUSH ─▶ bodies dropped, generation + 1 ─▶ each engine drops its compiled
+//                   scripts when it next sees the new generation
+//
+// So SCRIPT LOAD on one thread reaches every thread without a message: each compiles a
+// script the first time it runs it. Engines are created on their own thread at first
+// use and touched by no other.
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+
+namespace rc {
+
+class CommandTable;
+class LuaEngine;
+class ShardSet;
+struct ServerState;
+
+class ScriptRegistry {
+ public:
+  ScriptRegistry(ShardSet& shards, ServerState& server, const CommandTable& table);
+  ~ScriptRegistry();
+
+  // Any thread.
+  void Add(const std::string& sha, std::string_view body);
+  bool Find(std::string_view sha, std::string* body) const;
+  bool Exists(std::string_view sha) const;
+  // SCRIPT FLUSH: forgets every script; engines notice through generation().
+  void Flush();
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+  // INFO's number_of_cached_scripts and used_memory_scripts_eval.
+  size_t count() const;
+  size_t body_bytes() const;
+
+  // Owner thread of `shard`: its engine, created on first use.
+  LuaEngine& engine(uint32_t shard);
+
+  ShardSet& shards() const { return shards_; }
+  ServerState& server() const { return server_; }
+  const CommandTable& table() const { return table_; }
+
+ private:
+  ShardSet& shards_;
+  ServerState& server_;
+  const CommandTable& table_;
+  mutable std::mutex mu_;
+  absl::flat_hash_map<std::string, std::string> bodies_;  // guarded by mu_
+  size_t bytes_ = 0;                                      // guarded by mu_
+  std::atomic<uint64_t> generation_{0};
+  std::vector<std::unique_ptr<LuaEngine>> engines_;  // slot i: thread i's only
+};
+
+}  // namespace rc
