@@ -43,7 +43,10 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
 std::vector<std::string> AclCategories(const CommandSpec& spec) {
   std::vector<std::string> out;
   if (spec.flags & kCmdWrite) out.push_back("@write");
-  if (spec.flags & kCmdReadOnly) out.push_back("@read");
+  // As Redis's setImplicitACLCategories: read-only scripts (EVAL_RO) are not @read.
+  const bool scripting = std::find(spec.categories.begin(), spec.categories.end(), "@scripting") !=
+                         spec.categories.end();
+  if ((spec.flags & kCmdReadOnly) && !scripting) out.push_back("@read");
   if (spec.flags & kCmdAdmin) {
     out.push_back("@admin");
     out.push_back("@dangerous");
