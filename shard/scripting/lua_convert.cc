@@ -170,6 +170,17 @@ bool StringField(lua_State* L, const char* name, std::string_view* out) {
   return is_string;
 }
 
+// The number of entries of the table on the top of the stack.
+size_t TableSize(lua_State* L) {
+  size_t n = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2) != 0) {
+    lua_pop(L, 1);
+    ++n;
+  }
+  return n;
+}
+
 void Write(lua_State* L, ReplyBuilder& reply, int script_resp);
 
 void WriteTable(lua_State* L, ReplyBuilder& reply, int script_resp) {
@@ -206,13 +217,7 @@ void WriteTable(lua_State* L, ReplyBuilder& reply, int script_resp) {
   lua_rawget(L, -2);
   if (lua_type(L, -1) == LUA_TTABLE) {
     // Counted first, as Redis defers the length; keys and values in next() order.
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, -2) != 0) {
-      lua_pop(L, 1);
-      ++n;
-    }
-    reply.MapLen(n);
+    reply.MapLen(TableSize(L));
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
       lua_pushvalue(L, -2);
@@ -226,13 +231,7 @@ void WriteTable(lua_State* L, ReplyBuilder& reply, int script_resp) {
   lua_pushstring(L, "set");
   lua_rawget(L, -2);
   if (lua_type(L, -1) == LUA_TTABLE) {
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, -2) != 0) {
-      lua_pop(L, 1);
-      ++n;
-    }
-    reply.SetLen(n);
+    reply.SetLen(TableSize(L));
     lua_pushnil(L);
     while (lua_next(L, -2) != 0) {
       lua_pop(L, 1);

@@ -151,17 +151,12 @@ void OpenLib(lua_State* L, lua_CFunction open, const char* name) {
   }
 }
 
-// Replaces global `name` (a table) by an empty proxy that reads through to it and refuses
-// writes; records the proxy as read-only in the set at `ro_set`.
-void ProtectGlobalTable(lua_State* L, int globals, int ro_set, const char* name) {
-  lua_getfield(L, globals, name);
-  if (!lua_istable(L, -1)) {
-    lua_pop(L, 1);
-    return;
-  }
+// Pushes an empty proxy that reads through to the table at `target` and refuses writes;
+// records it as read-only in the set at `ro_set`. Both indexes are absolute.
+void PushReadonlyProxy(lua_State* L, int target, int ro_set) {
   lua_newtable(L);  // proxy
   lua_newtable(L);  // its metatable
-  lua_pushvalue(L, -3);
+  lua_pushvalue(L, target);
   lua_setfield(L, -2, "__index");
   lua_pushcfunction(L, ReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
@@ -171,6 +166,16 @@ void ProtectGlobalTable(lua_State* L, int globals, int ro_set, const char* name)
   lua_pushvalue(L, -1);
   lua_pushboolean(L, 1);
   lua_rawset(L, ro_set);
+}
+
+// Replaces global `name` (a table) by a read-only proxy of it.
+void ProtectGlobalTable(lua_State* L, int globals, int ro_set, const char* name) {
+  lua_getfield(L, globals, name);
+  if (!lua_istable(L, -1)) {
+    lua_pop(L, 1);
+    return;
+  }
+  PushReadonlyProxy(L, lua_gettop(L), ro_set);
   lua_setfield(L, globals, name);
   lua_pop(L, 1);
 }
@@ -308,18 +313,7 @@ void LuaEngine::Open() {
   lua_pushcfunction(L, ReadonlyNewIndex);
   lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, globals);
-  lua_newtable(L);  // the proxy
-  lua_newtable(L);
-  lua_pushvalue(L, globals);
-  lua_setfield(L, -2, "__index");
-  lua_pushcfunction(L, ReadonlyNewIndex);
-  lua_setfield(L, -2, "__newindex");
-  lua_pushboolean(L, 0);
-  lua_setfield(L, -2, "__metatable");
-  lua_setmetatable(L, -2);
-  lua_pushvalue(L, -1);
-  lua_pushboolean(L, 1);
-  lua_rawset(L, ro_set);
+  PushReadonlyProxy(L, globals, ro_set);
   lua_pushvalue(L, -1);
   lua_pushstring(L, "_G");
   lua_insert(L, -2);

@@ -61,13 +61,16 @@ std::string NumberArg(lua_Number n) {
   return buf;
 }
 
-int GenericCall(lua_State* L, bool raise) {
+// redis.call/pcall's work: pushes the command's reply as a Lua value, or an error table;
+// true for an error. Apart from the lua_error that may follow because PUC Lua's errors
+// longjmp past C++ destructors: nothing of this frame may be alive then.
+bool PushCallReply(lua_State* L) {
   LuaEngine* engine = EngineOf(L);
   ScriptRun* run = engine->current();
   const int argc = lua_gettop(L);
   if (argc == 0 || run == nullptr) {
     PushCodedError(L, script_err::kNoArgs);
-    return raise ? lua_error(L) : 1;
+    return true;
   }
   absl::InlinedVector<std::string_view, 8> args;
   absl::InlinedVector<std::string, 4> numbers;
@@ -83,21 +86,23 @@ int GenericCall(lua_State* L, bool raise) {
       args.push_back(std::string_view(s, len));
     } else {
       PushCodedError(L, script_err::kBadArgType);
-      return raise ? lua_error(L) : 1;
+      return true;
     }
   }
   std::string& out = engine->scratch();
   if (!ScriptCall(*engine, *run, ArgList(args.data(), args.size()), &out)) {
     PushCodedError(L, out);
-    return raise ? lua_error(L) : 1;
+    return true;
   }
   PushRespAsLua(L, out);
-  if (raise && !out.empty() && out[0] == '-') return lua_error(L);
-  return 1;
+  return !out.empty() && out[0] == '-';
 }
 
-int Call(lua_State* L) { return GenericCall(L, true); }
-int PCall(lua_State* L) { return GenericCall(L, false); }
+int Call(lua_State* L) { return PushCallReply(L) ? lua_error(L) : 1; }
+int PCall(lua_State* L) {
+  PushCallReply(L);
+  return 1;
+}
 
 int ErrorReply(lua_State* L) {
   if (lua_gettop(L) != 1 || !lua_isstring(L, -1)) {
@@ -202,12 +207,14 @@ int Breakpoint(lua_State* L) {
 
 int Debug(lua_State* L) { return 0; }
 
-int AclCheckCmd(lua_State* L) {
+// redis.acl_check_cmd's check (see PushCallReply on why it is apart): false with the
+// error pushed.
+bool AclCheckCmdOk(lua_State* L) {
   LuaEngine* engine = EngineOf(L);
   const int argc = lua_gettop(L);
   if (argc == 0) {
     PushError(L, "Please specify at least one argument for this redis lib call");
-    return lua_error(L);
+    return false;
   }
   absl::InlinedVector<std::string_view, 8> args;
   for (int i = 1; i <= argc; ++i) {
@@ -215,15 +222,20 @@ int AclCheckCmd(lua_State* L) {
     const char* s = lua_tolstring(L, i, &len);
     if (s == nullptr) {
       PushError(L, "Lua redis lib command arguments must be strings or integers");
-      return lua_error(L);
+      return false;
     }
     args.push_back(std::string_view(s, len));
   }
   const CommandSpec* spec = engine->registry().table().Resolve(ArgList(args.data(), args.size()));
   if (spec == nullptr || !spec->ArityOk(args.size())) {
     PushError(L, "Invalid command passed to redis.acl_check_cmd()");
-    return lua_error(L);
+    return false;
   }
+  return true;
+}
+
+int AclCheckCmd(lua_State* L) {
+  if (!AclCheckCmdOk(L)) return lua_error(L);
   // No ACL users yet: the default user may run everything.
   lua_pushboolean(L, 1);
   return 1;
