@@ -1,60 +1,54 @@
 #pragma once
 // Keyspace notifications (notify-keyspace-events: a class such as x, e, $ or g, and K
-// and/or E): expired and evicted keys, and the events commands raise through
-// Shard::Notify. A shard collects its events during its loop turn; Flush() then hands the
-// batch to every thread, and each thread publishes to its own subscribers, so a
-// subscriber to __keyevent@0__:expired hears each expired key exactly once, whichever
-// shard expired it.
+// and/or E): expired and evicted keys, the "new" of every key created, and the events
+// commands raise through Shard::Notify, each from the thread owning the key.
+//
+// Delivery keeps Redis's order for every key. The owning thread's own subscribers hear a
+// command's event at once, as Redis publishes inside the command, so a RESP3 client
+// subscribed on that thread gets it before or after the command's reply just as from
+// Redis (the call sites follow Redis's notifyKeyspaceEvent calls relative to its
+// addReply). Expired and evicted keys wait for the next command event or the end of the
+// turn instead: a lazy expiry may happen in the middle of a reply (MGET), where a push
+// would break the frame. At the end of the loop turn Flush() hands the turn's events to
+// every other thread in one task each, in the order they were raised, so every
+// subscriber hears each event exactly once, whichever shard raised it. Those tasks leave
+// in the same outbox flush as the command's reply or earlier, so every thread has the
+// events queued before the client can have the reply.
 
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
 
 namespace rc {
 
+class PubSub;
 class ShardThread;
 class ShardSet;
 struct ServerState;
 
-// Redis's notify-keyspace-events classes.
-enum NotifyFlag : int64_t {
-  kNotifyKeyspace = 1 << 0,  // K
-  kNotifyKeyevent = 1 << 1,  // E
-  kNotifyGeneric = 1 << 2,   // g
-  kNotifyString = 1 << 3,    // $
-  kNotifyList = 1 << 4,      // l
-  kNotifySet = 1 << 5,       // s
-  kNotifyHash = 1 << 6,      // h
-  kNotifyZset = 1 << 7,      // z
-  kNotifyExpired = 1 << 8,   // x
-  kNotifyEvicted = 1 << 9,   // e
-  kNotifyStream = 1 << 10,   // t
-  kNotifyKeyMiss = 1 << 11,  // m
-  kNotifyModule = 1 << 12,   // d
-  kNotifyNew = 1 << 13,      // n
-  kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet | kNotifyHash |
-               kNotifyZset | kNotifyExpired | kNotifyEvicted | kNotifyStream | kNotifyModule,
-};
 // -1 on a character Redis does not know.
 int64_t ParseNotifyFlags(std::string_view classes);
 std::string FormatNotifyFlags(int64_t flags);
 
 class KeyEvents final : public KeyEventListener {
  public:
-  explicit KeyEvents(const ServerState* server) : server_(server) {}
+  // `local`: the subscriptions of the thread that owns this object.
+  KeyEvents(const ServerState* server, PubSub* local) : server_(server), local_(local) {}
   // Shard thread.
   void OnExpired(uint32_t shard, std::string_view key) override {
-    Note(kNotifyExpired, "expired", key);
+    Note(kNotifyExpired, "expired", key, /*now=*/false);
   }
   void OnEvicted(uint32_t shard, std::string_view key) override {
-    Note(kNotifyEvicted, "evicted", key);
+    Note(kNotifyEvicted, "evicted", key, /*now=*/false);
   }
   void OnKeyEvent(int64_t type_class, std::string_view event, std::string_view key) override {
-    Note(type_class, event, key);
+    Note(type_class, event, key, /*now=*/true);
   }
-  // Owner thread, once per loop turn: publishes this turn's events on every thread.
+  // Owner thread, once per loop turn: this thread's subscribers hear what they have not
+  // yet, and every other thread gets the turn's events.
   void Flush(ShardThread& self, ShardSet& shards);
 
  private:
@@ -62,10 +56,15 @@ class KeyEvents final : public KeyEventListener {
     std::string_view name;  // a literal
     std::string key;
   };
-  void Note(int64_t type_class, std::string_view name, std::string_view key);
+  // `now`: a command raised it between two replies' frames, so this thread's subscribers
+  // may hear it (and any event still held before it) at once.
+  void Note(int64_t type_class, std::string_view name, std::string_view key, bool now);
+  void PublishLocal();
 
   const ServerState* server_;
-  std::vector<Event> pending_;
+  PubSub* local_;
+  std::vector<Event> pending_;  // this turn's events
+  size_t published_ = 0;        // how many of them local_'s subscribers heard
 };
 
 }  // namespace rc

@@ -51,7 +51,7 @@ bool Shard::ExpiryPaused() const {
   return server_ != nullptr && server_->introspect.pause.Active(NowMs());
 }
 
-Entry* Shard::Link(EntryPtr e) {
+Entry* Shard::Link(EntryPtr e, bool is_new) {
   if (kept_expired_) {
     // A write got through while expiry was paused (it was under way when the pause
     // began): the expired key it replaces goes first.
@@ -60,6 +60,8 @@ Entry* Shard::Link(EntryPtr e) {
   Entry* raw = table_.Insert(std::move(e));
   if (raw->has_ttl()) ttl_.Push(raw);
   evictor_.OnLink(raw);
+  // Redis's dbAdd: every key created raises "new" (class n, which A leaves out).
+  if (is_new) Notify(kNotifyNew, "new", raw->key());
   return raw;
 }
 
@@ -175,6 +177,15 @@ void Shard::Store(std::string_view key, Value v) {
   old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
 }
 
+void Shard::StoreNotify(std::string_view key, Value v, int64_t type_class, std::string_view event) {
+  if (!v.empty()) {
+    Store(key, std::move(v));
+    Notify(type_class, event, key);
+  } else if (Delete(key)) {
+    Notify(kNotifyGeneric, "del", key);
+  }
+}
+
 bool ValueUpdate::Finish() {
   if (e_ == nullptr) return exists_;
   Entry* e = std::exchange(e_, nullptr);
@@ -196,13 +207,19 @@ EntryPtr Shard::Take(std::string_view key) {
   return Unlink(e);
 }
 
-void Shard::Put(std::string_view key, EntryPtr moved) {
+void Shard::Put(std::string_view key, EntryPtr moved, bool is_new) {
   RC_DCHECK_OWNER(thread_check_);
   KeyModified(key);
   EntryPtr fresh = Entry::Remake(*moved, key, moved->has_ttl());
   value_bytes_ += ValueBytes(*fresh);
   Entry* old = Find(key);
-  old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
+  if (old == nullptr) {
+    Link(std::move(fresh), is_new);
+    return;
+  }
+  Swap(old, std::move(fresh));
+  // Redis's RENAME and COPY delete the key they replace and add it anew: "new" all the same.
+  if (is_new) Notify(kNotifyNew, "new", key);
 }
 
 Entry* Shard::GrowString(Entry* e, size_t capacity) {

@@ -30,6 +30,7 @@
 #include "shard/command/command_stats.h"
 #include "shard/runtime/evictor.h"
 #include "shard/runtime/key_locks.h"
+#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/stats.h"
 #include "shard/runtime/thread_check.h"
 #include "shard/runtime/watch.h"
@@ -112,9 +113,11 @@ class Shard {
   // Moving a key (RENAME): Take unlinks the key's entry, value and TTL, and hands it over
   // (nullptr if absent); Put stores such an entry's value and TTL under `key`,
   // overwriting what is there. The entry may travel to another shard's thread between.
-  // Its object moves with it: neither copies the value.
+  // Its object moves with it: neither copies the value. `is_new`: false when the entry
+  // goes back under the key it was taken from (a refused RENAMENX), which then raises no
+  // "new".
   EntryPtr Take(std::string_view key);
-  void Put(std::string_view key, EntryPtr moved);
+  void Put(std::string_view key, EntryPtr moved, bool is_new = true);
 
   // Active expiry: deletes up to `max_keys` keys whose deadline is ≤ now; returns how many.
   size_t ExpireDue(int64_t now_ms, size_t max_keys);
@@ -135,6 +138,15 @@ class Shard {
   void Notify(int64_t type_class, std::string_view event, std::string_view key) {
     if (event_listener_ != nullptr) event_listener_->OnKeyEvent(type_class, event, key);
   }
+  // Redis's pair after removing elements of a collection (ZREM, HDEL, SREM, SPOP, ...):
+  // `event`, then "del" when the removal left the key gone.
+  void NotifyRemoved(int64_t type_class, std::string_view event, std::string_view key, bool gone) {
+    Notify(type_class, event, key);
+    if (gone) Notify(kNotifyGeneric, "del", key);
+  }
+  // The ending of a STORE command (SINTERSTORE, ZUNIONSTORE, ...): `v` replaces `key` and
+  // raises `event`, or, when empty, deletes the key and raises "del" if there was one.
+  void StoreNotify(std::string_view key, Value v, int64_t type_class, std::string_view event);
 
   EntryTable& table() { return table_; }
   size_t size() const { return table_.size(); }
@@ -191,7 +203,8 @@ class Shard {
   using TtlHeap = IndexedHeap<Entry*, HeapTraits, 4>;
 
   // Table and heap bookkeeping around entries coming and going.
-  Entry* Link(EntryPtr e);
+  // `is_new`: raise "new" (false only when a taken entry goes back).
+  Entry* Link(EntryPtr e, bool is_new = true);
   EntryPtr Unlink(Entry* e);
   Entry* Swap(Entry* old_entry, EntryPtr fresh);
   void ExpireEntry(Entry* e);

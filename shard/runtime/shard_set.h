@@ -25,7 +25,11 @@ namespace rc {
 class ShardThread {
  public:
   ShardThread(uint32_t id, size_t threads, const ServerState* server)
-      : id_(id), shard_(id, &stats_, server), events_(server), outbox_(threads), hops_(threads) {
+      : id_(id),
+        shard_(id, &stats_, server),
+        events_(server, &pubsub_),
+        outbox_(threads),
+        hops_(threads) {
     shard_.set_event_listener(&events_);
     shard_.set_command_stats(&command_stats_);
   }

@@ -9,6 +9,7 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/families/string/set_options.h"
+#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
 
 namespace rc {
@@ -73,12 +74,15 @@ void ExpireGeneric(ShardCmd& cmd, bool seconds, bool relative) {
   // No TTL counts as an infinite one: GT never beats it, LT always does.
   if ((flags & kGt) && (!has || when <= current)) return cmd.reply.Integer(0);
   if ((flags & kLt) && has && when >= current) return cmd.reply.Integer(0);
+  // Redis raises "del" before its reply and "expire" after it.
   if (when <= now) {
     cmd.shard.Delete(cmd.args[1]);
-  } else {
-    cmd.shard.SetDeadline(e, when);
+    cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
+    return cmd.reply.Integer(1);
   }
+  cmd.shard.SetDeadline(e, when);
   cmd.reply.Integer(1);
+  cmd.shard.Notify(kNotifyGeneric, "expire", cmd.args[1]);
 }
 
 void Expire(ShardCmd& cmd) { ExpireGeneric(cmd, true, true); }
@@ -114,6 +118,7 @@ void Persist(ShardCmd& cmd) {
   Entry* e = cmd.shard.Find(cmd.args[1]);
   if (e == nullptr || !e->has_ttl()) return cmd.reply.Integer(0);
   cmd.shard.Persist(e);
+  cmd.shard.Notify(kNotifyGeneric, "persist", cmd.args[1]);
   cmd.reply.Integer(1);
 }
 
@@ -126,6 +131,8 @@ void SetExGeneric(ShardCmd& cmd, bool seconds) {
     return cmd.reply.Error(error);
   }
   cmd.shard.SetString(cmd.args[1], cmd.args[3], TtlMode::kSet, at);
+  cmd.shard.Notify(kNotifyString, "set", cmd.args[1]);
+  cmd.shard.Notify(kNotifyGeneric, "expire", cmd.args[1]);
   cmd.reply.Ok();
 }
 
@@ -147,13 +154,18 @@ void GetEx(ShardCmd& cmd) {
   std::string error;
   if (!opts.Deadline(now, "getex", &at, &error)) return cmd.reply.Error(error);
   cmd.reply.Bulk(e->str());
+  // Events after the reply, as Redis raises them; PERSIST of a key without a TTL is none.
   if (opts.unit == ExpireUnit::kPersist) {
+    if (!e->has_ttl()) return;
     cmd.shard.Persist(e);
+    cmd.shard.Notify(kNotifyGeneric, "persist", cmd.args[1]);
   } else if (opts.has_expire()) {
     if (at <= now) {
       cmd.shard.Delete(cmd.args[1]);
+      cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
     } else {
       cmd.shard.SetDeadline(e, at);
+      cmd.shard.Notify(kNotifyGeneric, "expire", cmd.args[1]);
     }
   }
 }

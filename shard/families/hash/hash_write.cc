@@ -55,9 +55,13 @@ void HSet(ShardCmd& cmd) {
       added += h.Set(cmd.args[i], cmd.args[i + 1], limits) ? 1 : 0;
     }
   }
+  if (kHmset) {
+    cmd.reply.Ok();
+  } else {
+    cmd.reply.Integer(added);
+  }
+  // After the reply, as Redis raises it (here and in HSETNX, HINCRBY, HINCRBYFLOAT).
   cmd.shard.Notify(kNotifyHash, "hset", cmd.args[1]);
-  if (kHmset) return cmd.reply.Ok();
-  cmd.reply.Integer(added);
 }
 
 void HSetNx(ShardCmd& cmd) {
@@ -76,8 +80,8 @@ void HSetNx(ShardCmd& cmd) {
       update.NothingChanged();
     }
   }
-  if (added) cmd.shard.Notify(kNotifyHash, "hset", cmd.args[1]);
   cmd.reply.Integer(added ? 1 : 0);
+  if (added) cmd.shard.Notify(kNotifyHash, "hset", cmd.args[1]);
 }
 
 void HDel(ShardCmd& cmd) {
@@ -93,10 +97,7 @@ void HDel(ShardCmd& cmd) {
     if (deleted == 0) update.NothingChanged();
     exists = update.Finish();
   }
-  if (deleted > 0) {
-    cmd.shard.Notify(kNotifyHash, "hdel", cmd.args[1]);
-    if (!exists) cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
-  }
+  if (deleted > 0) cmd.shard.NotifyRemoved(kNotifyHash, "hdel", cmd.args[1], !exists);
   cmd.reply.Integer(deleted);
 }
 
@@ -123,8 +124,8 @@ void HIncrBy(ShardCmd& cmd) {
   h.Set(cmd.args[2], std::string_view(buf, size_t(FormatInt64(value, buf) - buf)),
         Limits(cmd.server));
   update.Finish();
-  cmd.shard.Notify(kNotifyHash, "hincrby", cmd.args[1]);
   cmd.reply.Integer(value);
+  cmd.shard.Notify(kNotifyHash, "hincrby", cmd.args[1]);
 }
 
 void HIncrByFloat(ShardCmd& cmd) {
@@ -151,8 +152,8 @@ void HIncrByFloat(ShardCmd& cmd) {
   const std::string text = FormatLongDouble(value);
   h.Set(cmd.args[2], text, Limits(cmd.server));
   update.Finish();
-  cmd.shard.Notify(kNotifyHash, "hincrbyfloat", cmd.args[1]);
   cmd.reply.Bulk(text);
+  cmd.shard.Notify(kNotifyHash, "hincrbyfloat", cmd.args[1]);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
 #include "shard/runtime/fanout.h"
+#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
 
 namespace rc {
@@ -22,7 +23,11 @@ namespace {
 
 using KeyCounter = int64_t (*)(Shard&, std::string_view key);
 
-int64_t DeleteOne(Shard& shard, std::string_view key) { return shard.Delete(key) ? 1 : 0; }
+int64_t DeleteOne(Shard& shard, std::string_view key) {
+  if (!shard.Delete(key)) return 0;
+  shard.Notify(kNotifyGeneric, "del", key);
+  return 1;
+}
 int64_t ExistsOne(Shard& shard, std::string_view key) { return shard.Find(key) != nullptr ? 1 : 0; }
 
 template <KeyCounter Count>
@@ -57,6 +62,13 @@ void Type(ShardCmd& cmd) {
 
 // ---- RENAME, RENAMENX ----
 
+// Redis's events of a rename, each raised on the shard of its key (the source's and the
+// destination's may differ): "rename_from" for the source, then "rename_to".
+void NotifyRenamed(Shard& shard, std::string_view src, std::string_view dst) {
+  if (!src.empty()) shard.Notify(kNotifyGeneric, "rename_from", src);
+  if (!dst.empty()) shard.Notify(kNotifyGeneric, "rename_to", dst);
+}
+
 void RenameGeneric(ShardCmd& cmd, bool nx) {
   std::string_view src = cmd.args[1], dst = cmd.args[2];
   Entry* e = cmd.shard.Find(src);
@@ -65,6 +77,7 @@ void RenameGeneric(ShardCmd& cmd, bool nx) {
   if (nx && cmd.shard.Find(dst) != nullptr) return cmd.reply.Integer(0);
   // The value (of any type) keeps its TTL under the new name, as in Redis.
   cmd.shard.Put(dst, cmd.shard.Take(src));
+  NotifyRenamed(cmd.shard, src, dst);
   nx ? cmd.reply.Integer(1) : cmd.reply.Ok();
 }
 
@@ -109,8 +122,13 @@ void RenameAcross(CoordCmd& cmd, bool nx) {
                     std::move(ends[src].taken)};
       },
       [=](Shard& shard, size_t gi, Move& move) {
-        if (move.outcome == Move::kRenamed && gi == dst) shard.Put(*dst_key, std::move(move.entry));
-        if (move.outcome == Move::kRefused && gi == src) shard.Put(*src_key, std::move(move.entry));
+        if (move.outcome == Move::kRefused && gi == src) {
+          shard.Put(*src_key, std::move(move.entry), /*is_new=*/false);
+        }
+        if (move.outcome != Move::kRenamed) return;
+        if (gi == src) return NotifyRenamed(shard, *src_key, {});
+        shard.Put(*dst_key, std::move(move.entry));
+        NotifyRenamed(shard, {}, *dst_key);
       },
       [out, nx](Move& move) {
         out.Send([nx, outcome = move.outcome](ReplyBuilder& rb) {

@@ -144,14 +144,8 @@ void ReplyOutcome(ReplyBuilder& rb, const OpSpec& spec, const Outcome& o) {
 // Stores a STORE form's result under `dst` on its shard (an empty one deletes it).
 void StoreResult(Shard& shard, std::string_view dst, const OpSpec& spec, const Outcome& o) {
   if (!o.error.empty()) return;
-  const bool existed = shard.Find(dst) != nullptr;
-  const bool empty = o.set == nullptr;
-  shard.Store(dst, o.set != nullptr ? Value(std::move(o.set)) : Value());
-  if (!empty) {
-    shard.Notify(kNotifySet, spec.event, dst);
-  } else if (existed) {
-    shard.Notify(kNotifyGeneric, "del", dst);
-  }
+  shard.StoreNotify(dst, o.set != nullptr ? Value(std::move(o.set)) : Value(), kNotifySet,
+                    spec.event);
 }
 
 // Runs `spec` over `keys` (the destination first when storing) and replies.
@@ -205,8 +199,9 @@ void RunLocal(ShardCmd& cmd, ArgList keys, const OpSpec& spec) {
     sources.push_back(ReadSource(cmd.shard, keys[i]));
   }
   Outcome o = Combine(spec, sources);
-  if (spec.store) StoreResult(cmd.shard, keys[0], spec, o);
+  // Redis raises a STORE form's event after its reply.
   ReplyOutcome(cmd.reply, spec, o);
+  if (spec.store) StoreResult(cmd.shard, keys[0], spec, o);
 }
 
 OpSpec SpecFor(const ServerState& server, SetOp op, bool store) {
@@ -307,8 +302,7 @@ void MoveOut(Shard& shard, std::string_view key, std::string_view member) {
     update.get<MemberSet>().Remove(member);
     exists = update.Finish();
   }
-  shard.Notify(kNotifySet, "srem", key);
-  if (!exists) shard.Notify(kNotifyGeneric, "del", key);
+  shard.NotifyRemoved(kNotifySet, "srem", key, !exists);
 }
 
 void MoveIn(Shard& shard, const ServerState& server, std::string_view key,

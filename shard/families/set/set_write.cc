@@ -50,10 +50,7 @@ void SRem(ShardCmd& cmd) {
     if (removed == 0) update.NothingChanged();
     exists = update.Finish();
   }
-  if (removed > 0) {
-    cmd.shard.Notify(kNotifySet, "srem", cmd.args[1]);
-    if (!exists) cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
-  }
+  if (removed > 0) cmd.shard.NotifyRemoved(kNotifySet, "srem", cmd.args[1], !exists);
   cmd.reply.Integer(removed);
 }
 
@@ -89,12 +86,15 @@ void SPop(ShardCmd& cmd) {
     }
     exists = update.Finish();
   }
-  // Popping a whole set by count is, to Redis, a read of it and a delete: only "del".
-  if (!with_count || exists) cmd.shard.Notify(kNotifySet, "spop", cmd.args[1]);
+  // Redis raises "spop" before its reply and "del" after it.
+  cmd.shard.Notify(kNotifySet, "spop", cmd.args[1]);
+  if (!with_count) {
+    cmd.reply.Bulk(popped[0]);
+  } else {
+    cmd.reply.SetLen(popped.size());
+    for (const auto& m : popped) cmd.reply.Bulk(m);
+  }
   if (!exists) cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
-  if (!with_count) return cmd.reply.Bulk(popped[0]);
-  cmd.reply.SetLen(popped.size());
-  for (const auto& m : popped) cmd.reply.Bulk(m);
 }
 
 }  // namespace

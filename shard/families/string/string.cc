@@ -15,12 +15,19 @@
 #include "shard/families/string/set_options.h"
 #include "shard/families/string/string_space.h"
 #include "shard/runtime/fanout.h"
+#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
 #include "shard/server/server_state.h"
 
 namespace rc {
 
 namespace {
+
+// A plain write of a string (SET, MSET, GETSET, ...): "set", as Redis raises it.
+void SetNotify(Shard& shard, std::string_view key, std::string_view value) {
+  shard.SetString(key, value);
+  shard.Notify(kNotifyString, "set", key);
+}
 
 void Get(ShardCmd& cmd) {
   Entry* e;
@@ -61,12 +68,15 @@ void Set(ShardCmd& cmd) {
                 : opts.keep_ttl   ? TtlMode::kKeep
                                   : TtlMode::kClear;
   shard.SetString(key, cmd.args[2], ttl, at);
+  // Before the reply, or after it with GET, as in Redis.
+  shard.Notify(kNotifyString, "set", key);
+  if (opts.has_expire()) shard.Notify(kNotifyGeneric, "expire", key);
   if (!opts.get) cmd.reply.Ok();
 }
 
 void SetNx(ShardCmd& cmd) {
   if (cmd.shard.Find(cmd.args[1]) != nullptr) return cmd.reply.Integer(0);
-  cmd.shard.SetString(cmd.args[1], cmd.args[2]);
+  SetNotify(cmd.shard, cmd.args[1], cmd.args[2]);
   cmd.reply.Integer(1);
 }
 
@@ -78,7 +88,7 @@ void GetSet(ShardCmd& cmd) {
   } else {
     cmd.reply.Bulk(e->str());
   }
-  cmd.shard.SetString(cmd.args[1], cmd.args[2]);
+  SetNotify(cmd.shard, cmd.args[1], cmd.args[2]);
 }
 
 void GetDel(ShardCmd& cmd) {
@@ -87,6 +97,7 @@ void GetDel(ShardCmd& cmd) {
   if (e == nullptr) return cmd.reply.NullBulk();
   cmd.reply.Bulk(e->str());
   cmd.shard.Delete(cmd.args[1]);
+  cmd.shard.Notify(kNotifyGeneric, "del", cmd.args[1]);
 }
 
 void Strlen(ShardCmd& cmd) {
@@ -108,6 +119,7 @@ void IncrByGeneric(ShardCmd& cmd, int64_t delta) {
   char buf[24];
   char* end = FormatInt64(next, buf);
   cmd.shard.SetString(cmd.args[1], std::string_view(buf, end - buf), TtlMode::kKeep);
+  cmd.shard.Notify(kNotifyString, "incrby", cmd.args[1]);  // INCR and DECR* too
   cmd.reply.Integer(next);
 }
 
@@ -138,6 +150,7 @@ void IncrByFloat(ShardCmd& cmd) {
   if (std::isnan(next) || std::isinf(next)) return cmd.reply.Error(err::kNanOrInf);
   std::string text = FormatLongDouble(next);
   cmd.shard.SetString(cmd.args[1], text, TtlMode::kKeep);
+  cmd.shard.Notify(kNotifyString, "incrbyfloat", cmd.args[1]);
   cmd.reply.Bulk(text);
 }
 
@@ -155,6 +168,7 @@ void Append(ShardCmd& cmd) {
   std::string_view tail = cmd.args[2];
   if (e == nullptr) {
     cmd.shard.SetString(cmd.args[1], tail);
+    cmd.shard.Notify(kNotifyString, "append", cmd.args[1]);
     return cmd.reply.Integer(int64_t(tail.size()));
   }
   size_t old_len = e->str().size();
@@ -163,6 +177,7 @@ void Append(ShardCmd& cmd) {
   std::memcpy(e->MutableStr() + old_len, tail.data(), tail.size());
   e->SetStrLen(old_len + tail.size());
   cmd.shard.KeyModified(cmd.args[1]);
+  cmd.shard.Notify(kNotifyString, "append", cmd.args[1]);
   cmd.reply.Integer(int64_t(old_len + tail.size()));
 }
 
@@ -200,6 +215,7 @@ void SetRange(ShardCmd& cmd) {
     std::string buf(size_t(offset), '\0');
     buf.append(value);
     cmd.shard.SetString(cmd.args[1], buf);
+    cmd.shard.Notify(kNotifyString, "setrange", cmd.args[1]);
     return cmd.reply.Integer(int64_t(buf.size()));
   }
   size_t old_len = e->str().size();
@@ -212,6 +228,7 @@ void SetRange(ShardCmd& cmd) {
   std::memcpy(p + offset, value.data(), value.size());
   e->SetStrLen(new_len);
   cmd.shard.KeyModified(cmd.args[1]);
+  cmd.shard.Notify(kNotifyString, "setrange", cmd.args[1]);
   cmd.reply.Integer(int64_t(new_len));
 }
 
@@ -279,7 +296,7 @@ bool PairsOk(ArgList args, std::string_view name, ReplyBuilder& reply) {
 void MSet(ShardCmd& cmd) {
   if (!PairsOk(cmd.args, "mset", cmd.reply)) return;
   for (size_t i = 1; i + 1 < cmd.args.size(); i += 2) {
-    cmd.shard.SetString(cmd.args[i], cmd.args[i + 1]);
+    SetNotify(cmd.shard, cmd.args[i], cmd.args[i + 1]);
   }
   cmd.reply.Ok();
 }
@@ -292,7 +309,7 @@ void MSetCoord(CoordCmd& cmd) {
       cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
         const auto& kv = groups->Args(gi);
-        for (size_t i = 0; i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
+        for (size_t i = 0; i + 1 < kv.size(); i += 2) SetNotify(shard, kv[i], kv[i + 1]);
         return true;
       },
       [out](std::vector<bool>&) { out.Send([](ReplyBuilder& rb) { rb.Ok(); }); });
@@ -304,7 +321,7 @@ void MSetNx(ShardCmd& cmd) {
     if (cmd.shard.Find(cmd.args[i]) != nullptr) return cmd.reply.Integer(0);
   }
   for (size_t i = 1; i + 1 < cmd.args.size(); i += 2) {
-    cmd.shard.SetString(cmd.args[i], cmd.args[i + 1]);
+    SetNotify(cmd.shard, cmd.args[i], cmd.args[i + 1]);
   }
   cmd.reply.Integer(1);
 }
@@ -331,7 +348,7 @@ void MSetNxCoord(CoordCmd& cmd) {
       },
       [groups](Shard& shard, size_t gi, bool write) {
         const auto& kv = groups->Args(gi);
-        for (size_t i = 0; write && i + 1 < kv.size(); i += 2) shard.SetString(kv[i], kv[i + 1]);
+        for (size_t i = 0; write && i + 1 < kv.size(); i += 2) SetNotify(shard, kv[i], kv[i + 1]);
       },
       [out](bool write) { out.Send([write](ReplyBuilder& rb) { rb.Integer(write ? 1 : 0); }); });
 }

@@ -34,16 +34,24 @@ namespace rc {
 
 namespace {
 
+// Stores a STORE form's result (an empty one deletes the key), with Redis's events.
+void StoreResult(Shard& shard, std::string_view dst, const ScoredMembers& members, bool incremental,
+                 int64_t known_length, std::string_view event) {
+  shard.StoreNotify(dst, Value(BuildZSet(members, incremental, known_length)), kNotifyZset, event);
+}
+
 // What to keep of a source set (runs on the source's shard; must be thread-safe).
 using Extract = std::function<ScoredMembers(const ZSet&)>;
 
 using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
 
-// Locks `keys` (keys[0] is the destination when `store`), reads the sources through
-// `extract`, combines them on this thread, stores the result under keys[0] when `store`
-// (an empty result deletes it) and replies: the count stored, or the members.
-void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, bool store,
-                      Extract extract, Combine combine) {
+// Locks `keys` (keys[0] is the destination when `event`, the STORE form's keyspace event,
+// is given), reads the sources through `extract`, combines them on this thread, stores the
+// result under keys[0] when storing (an empty result deletes it) and replies: the count
+// stored, or the members.
+void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys,
+                      std::string_view event, Extract extract, Combine combine) {
+  const bool store = !event.empty();
   auto groups =
       std::make_shared<const KeyGroups>(cmd.shards, ArgList(keys.data(), keys.size()), 0, 1);
   auto ex = std::make_shared<const Extract>(std::move(extract));
@@ -92,12 +100,11 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys, 
   }
   LockedReadThenWrite(
       cmd, LockKeys(groups), read, outcome,
-      [groups](Shard& shard, size_t gi, const Outcome& o) {
+      [groups, event](Shard& shard, size_t gi, const Outcome& o) {
         // Items are in argument order within a group: item 0 (the destination) leads its
         // group.
         if (o.error.empty() && groups->Items(gi)[0] == 0) {
-          shard.Store(groups->Args(gi)[0],
-                      Value(BuildZSet(o.members, o.incremental, o.known_length)));
+          StoreResult(shard, groups->Args(gi)[0], o.members, o.incremental, o.known_length, event);
         }
       },
       [out](const Outcome& o) {
@@ -123,8 +130,9 @@ void ZRangeStore(ShardCmd& cmd) {
   if (!FindTyped(cmd.shard, cmd.args[2], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
   ScoredMembers members;
   if (e != nullptr) members = CopyRange(*e->object<ZSet>(), PlanRange(*e->object<ZSet>(), q));
-  cmd.shard.Store(cmd.args[1], Value(BuildZSet(members, true, KnownLength(q, members))));
+  // Redis raises the events after its reply.
   cmd.reply.Integer(int64_t(members.size()));
+  StoreResult(cmd.shard, cmd.args[1], members, true, KnownLength(q, members), "zrangestore");
 }
 
 // The two keys are on different shards.
@@ -139,7 +147,7 @@ void ZRangeStoreCoord(CoordCmd& cmd) {
   }
   std::shared_ptr<const RangeQuery> query = std::move(q);
   ReadCombineStore(
-      cmd, {views[1], views[2]}, true,
+      cmd, {views[1], views[2]}, "zrangestore",
       [owned, query](const ZSet& z) { return CopyRange(z, PlanRange(z, *query)); },
       [query](std::vector<SourceRead>& src) {
         Outcome o;
@@ -174,8 +182,14 @@ void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_on
   if (store) keys.push_back(cmd.args[1]);
   for (int64_t i = 0; i < setnum; ++i) keys.push_back(cmd.args[numkeys_idx + 1 + size_t(i)]);
   std::shared_ptr<const SetOp> shared_op = std::move(op);
+  std::string_view event;
+  if (store) {
+    event = kind == SetOpKind::kUnion   ? "zunionstore"
+            : kind == SetOpKind::kInter ? "zinterstore"
+                                        : "zdiffstore";
+  }
   ReadCombineStore(
-      cmd, keys, store,
+      cmd, keys, event,
       [](const ZSet& z) {
         return CopyRange(z, RankWalk{0, z.size(), false});
       },

@@ -99,11 +99,15 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
     if (added + updated == 0) update.NothingChanged();
     if (nan) return cmd.reply.Error(zerr::kNanScore);
   }
-  if (f.incr) {
-    if (processed > 0) return ReplyScore(cmd.reply, newscore);
-    return cmd.reply.NullBulk();
+  if (!f.incr) {
+    cmd.reply.Integer(f.ch ? added + updated : added);
+  } else if (processed > 0) {
+    ReplyScore(cmd.reply, newscore);
+  } else {
+    cmd.reply.NullBulk();
   }
-  cmd.reply.Integer(f.ch ? added + updated : added);
+  // After the reply, as Redis raises it.
+  if (added + updated > 0) shard.Notify(kNotifyZset, f.incr ? "zincr" : "zadd", cmd.args[1]);
 }
 
 void ZAdd(ShardCmd& cmd) { ZAddGeneric(cmd, false); }
@@ -113,26 +117,41 @@ void ZRem(ShardCmd& cmd) {
   Entry* e;
   if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.Integer(0);
-  ValueUpdate update(cmd.shard, e);
-  ZSet& z = update.get<ZSet>();
   int64_t removed = 0;
-  for (size_t i = 2; i < cmd.args.size(); ++i) removed += z.Remove(cmd.args[i]) ? 1 : 0;
-  if (removed == 0) update.NothingChanged();
+  bool exists;
+  {
+    ValueUpdate update(cmd.shard, e);
+    ZSet& z = update.get<ZSet>();
+    for (size_t i = 2; i < cmd.args.size(); ++i) removed += z.Remove(cmd.args[i]) ? 1 : 0;
+    if (removed == 0) update.NothingChanged();
+    exists = update.Finish();
+  }
+  if (removed > 0) cmd.shard.NotifyRemoved(kNotifyZset, "zrem", cmd.args[1], !exists);
   cmd.reply.Integer(removed);
 }
 
-// Removes the members of a rank walk (copied first: removal invalidates iterators).
-int64_t RemoveWalk(Shard& shard, Entry* e, const RankWalk& w) {
-  ValueUpdate update(shard, e);
-  ZSet& z = update.get<ZSet>();
+enum class RemBy { kRank, kScore, kLex };
+
+// Removes the members of a rank walk (copied first: removal invalidates iterators), with
+// Redis's events; returns how many.
+template <RemBy kBy>
+int64_t RemoveWalk(Shard& shard, std::string_view key, Entry* e, const RankWalk& w) {
   std::vector<std::string> doomed;
-  doomed.reserve(w.count);
-  Walk(z, w, [&](std::string_view m, double) { doomed.emplace_back(m); });
-  for (const auto& m : doomed) z.Remove(m);
+  bool exists;
+  {
+    ValueUpdate update(shard, e);
+    ZSet& z = update.get<ZSet>();
+    doomed.reserve(w.count);
+    Walk(z, w, [&](std::string_view m, double) { doomed.emplace_back(m); });
+    for (const auto& m : doomed) z.Remove(m);
+    exists = update.Finish();
+  }
+  constexpr std::string_view kEvent = kBy == RemBy::kRank    ? "zremrangebyrank"
+                                      : kBy == RemBy::kScore ? "zremrangebyscore"
+                                                             : "zremrangebylex";
+  shard.NotifyRemoved(kNotifyZset, kEvent, key, !exists);
   return int64_t(doomed.size());
 }
-
-enum class RemBy { kRank, kScore, kLex };
 
 template <RemBy kBy>
 void ZRemRange(ShardCmd& cmd) {
@@ -169,7 +188,31 @@ void ZRemRange(ShardCmd& cmd) {
     w.first = b;
     w.count = en - b;
   }
-  cmd.reply.Integer(RemoveWalk(cmd.shard, e, w));
+  cmd.reply.Integer(RemoveWalk<kBy>(cmd.shard, cmd.args[1], e, w));
+}
+
+// Replies with the `count` lowest (highest: `max`) members of `z` and removes them.
+void PopInto(ShardCmd& cmd, ZSet& z, size_t count, bool max) {
+  const size_t n = std::min(count, z.size());
+  // RESP3 pairs member and score when a count was given, as Redis 7.0 does.
+  const bool pairs = cmd.args.size() == 3;
+  if (pairs) {
+    ScoredLen(cmd.reply, n, true);
+  } else {
+    cmd.reply.ArrayLen(2 * n);
+  }
+  for (size_t i = 0; i < n; ++i) {
+    ZSet::Iterator it = z.AtRank(max ? z.size() - 1 : 0);
+    std::string member(it.member());
+    double score = it.score();
+    if (pairs) {
+      ReplyScored(cmd.reply, member, score, true);
+    } else {
+      cmd.reply.Bulk(member);
+      ReplyScore(cmd.reply, score);
+    }
+    z.Remove(member);
+  }
 }
 
 // ZPOPMIN / ZPOPMAX key [count]: a flat [member, score, ...] array in RESP2.
@@ -183,28 +226,14 @@ void ZPop(ShardCmd& cmd) {
   Entry* e;
   if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kWrite, cmd.reply, &e)) return;
   if (e == nullptr || count == 0) return cmd.reply.ArrayLen(0);
-  ValueUpdate update(cmd.shard, e);
-  ZSet* z = &update.get<ZSet>();
-  size_t n = std::min(size_t(count), z->size());
-  // RESP3 pairs member and score when a count was given, as Redis 7.0 does.
-  const bool pairs = cmd.args.size() == 3;
-  if (pairs) {
-    ScoredLen(cmd.reply, n, true);
-  } else {
-    cmd.reply.ArrayLen(2 * n);
+  bool exists;
+  {
+    ValueUpdate update(cmd.shard, e);
+    PopInto(cmd, update.get<ZSet>(), size_t(count), kMax);
+    exists = update.Finish();
   }
-  for (size_t i = 0; i < n; ++i) {
-    ZSet::Iterator it = z->AtRank(kMax ? z->size() - 1 : 0);
-    std::string member(it.member());
-    double score = it.score();
-    if (pairs) {
-      ReplyScored(cmd.reply, member, score, true);
-    } else {
-      cmd.reply.Bulk(member);
-      ReplyScore(cmd.reply, score);
-    }
-    z->Remove(member);
-  }
+  // After the whole reply: Redis 7.0 raises the event in the middle of its array.
+  cmd.shard.NotifyRemoved(kNotifyZset, kMax ? "zpopmax" : "zpopmin", cmd.args[1], !exists);
 }
 
 }  // namespace
