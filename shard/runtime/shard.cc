@@ -22,13 +22,14 @@ Shard::~Shard() {
   ttl_.Clear();
 }
 
-Entry* Shard::FindForRead(std::string_view key) {
+Entry* Shard::FindForRead(std::string_view key, bool touch) {
   Entry* e = Find(key);
   if (e != nullptr) {
-    e->Touch();
+    if (touch) e->Touch();
     ++stats_.keyspace_hits;
   } else {
     ++stats_.keyspace_misses;
+    if (event_listener_ != nullptr) event_listener_->OnKeyMiss(key);
   }
   return e;
 }

@@ -62,6 +62,8 @@ class KeyEventListener {
   virtual ~KeyEventListener() = default;
   virtual void OnExpired(uint32_t shard, std::string_view key) = 0;
   virtual void OnEvicted(uint32_t shard, std::string_view key) = 0;
+  // A read found no such key (possibly in the middle of writing a reply).
+  virtual void OnKeyMiss(std::string_view key) = 0;
   // `event` names a static string (a literal).
   virtual void OnKeyEvent(int64_t type_class, std::string_view event, std::string_view key) = 0;
 };
@@ -80,8 +82,10 @@ class Shard {
   // Wall-clock milliseconds from the server's clock (a ManualClock in tests).
   int64_t NowMs() const;
 
-  // Lookup for reads: counts hits and misses as Redis's keyspace_hits/misses do.
-  Entry* FindForRead(std::string_view key);
+  // Lookup for reads: counts hits and misses as Redis's keyspace_hits/misses do, and a
+  // miss raises "keymiss" (class m). `touch`: false for the reads Redis makes without
+  // updating the key's access time (EXISTS, TYPE: its LOOKUP_NOTOUCH).
+  Entry* FindForRead(std::string_view key, bool touch = true);
   // Lookup for writes and existence checks: no hit/miss accounting. An expired key is
   // deleted and reads as absent.
   Entry* Find(std::string_view key);

@@ -28,7 +28,14 @@ int64_t DeleteOne(Shard& shard, std::string_view key) {
   shard.Notify(kNotifyGeneric, "del", key);
   return 1;
 }
-int64_t ExistsOne(Shard& shard, std::string_view key) { return shard.Find(key) != nullptr ? 1 : 0; }
+// Reads as Redis's EXISTS and TOUCH do: counted as hits and misses, TOUCH updating the
+// access time.
+int64_t ExistsOne(Shard& shard, std::string_view key) {
+  return shard.FindForRead(key, /*touch=*/false) != nullptr ? 1 : 0;
+}
+int64_t TouchOne(Shard& shard, std::string_view key) {
+  return shard.FindForRead(key) != nullptr ? 1 : 0;
+}
 
 template <KeyCounter Count>
 void CountKeys(ShardCmd& cmd) {
@@ -56,7 +63,7 @@ void CountKeysCoord(CoordCmd& cmd) {
 }
 
 void Type(ShardCmd& cmd) {
-  const Entry* e = cmd.shard.Find(cmd.args[1]);
+  const Entry* e = cmd.shard.FindForRead(cmd.args[1], /*touch=*/false);
   cmd.reply.SimpleString(e == nullptr ? "none" : TypeName(e->type()));
 }
 
@@ -170,8 +177,8 @@ void RegisterKeyspaceCommands(CommandTable& t) {
          .arity = -2,
          .flags = kCmdReadOnly | kCmdFast,
          .keys = {1, -1, 1},
-         .on_shard = CountKeys<ExistsOne>,
-         .on_coord = CountKeysCoord<ExistsOne>});
+         .on_shard = CountKeys<TouchOne>,
+         .on_coord = CountKeysCoord<TouchOne>});
   f.Add({.name = "type",
          .arity = 2,
          .flags = kCmdReadOnly | kCmdFast,

@@ -46,7 +46,8 @@ void Set(ShardCmd& cmd) {
   if (!opts.Deadline(cmd.shard.NowMs(), "set", &at, &error)) return cmd.reply.Error(error);
   Shard& shard = cmd.shard;
   std::string_view key = cmd.args[1];
-  Entry* old = shard.Find(key);
+  // With GET, a read as GET's (a hit or a miss).
+  Entry* old = opts.get ? shard.FindForRead(key) : shard.Find(key);
   if (opts.get && old != nullptr && old->type() != ValueType::kString) {
     return cmd.reply.Error(err::kWrongType);
   }
