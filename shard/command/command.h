@@ -94,6 +94,10 @@ struct CoordCmd {
 
 using ShardHandler = void (*)(ShardCmd&);
 using CoordHandler = void (*)(CoordCmd&);
+// Runs on the connection's thread before a command leaves for its shard; it may not
+// answer. What it records is in place for every later command of the connection, whichever
+// thread runs that one first (EVAL registers its script for an EVALSHA behind it).
+using PrepareHandler = void (*)(ShardThread& self, ServerState& server, ArgList args);
 
 // Where a row's keys are, as Redis's legacy triple: arguments `first` to `last` every
 // `step`; a negative `last` counts from the end (-1: the last argument). {}: no keys.
@@ -136,6 +140,9 @@ struct CommandSpec {
   ShardHandler on_shard = nullptr;
   // Runs on the connection's thread: keyless commands, and keyed ones spanning shards.
   CoordHandler on_coord = nullptr;
+  // Runs before on_shard, on the connection's thread, when the dispatcher sends it to a
+  // shard (PrepareHandler).
+  PrepareHandler prepare = nullptr;
   // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
   // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
   int numkeys_index = 0;

@@ -267,6 +267,7 @@ void Dispatcher::Execute(Request& req) const {
   if (spec.on_shard != nullptr) {
     req.keys = spec.KeysFor(req.args);
     req.owner = OwnerOf(shards_, req.args, req.keys);
+    if (spec.prepare != nullptr && req.owner != kNoShard) spec.prepare(req.self, server_, req.args);
   }
   if (req.owner == kNoShard) {
     CoordCmd cmd{req.self, shards_, server_, req.client, req.sink, table_, req.args, req.reply};

@@ -269,6 +269,9 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     for (size_t j = i; j < end; ++j) {
       uint32_t owner = 0;
       OneShard(queued[j], &owner);
+      if (queued[j].spec->prepare != nullptr) {
+        queued[j].spec->prepare(*self, *server, queued[j].args->view());
+      }
       auto t = size_t(std::lower_bound(targets.begin(), targets.end(), owner) - targets.begin());
       (*per_shard)[t].push_back(j);
     }

@@ -8,7 +8,9 @@
 //                   scripts when it next sees the new generation
 //
 // So SCRIPT LOAD on one thread reaches every thread without a message: each compiles a
-// script the first time it runs it. Engines are created on their own thread at first
+// script the first time it runs it. An EVAL is added on the connection's thread before it
+// leaves for its key's shard (CommandSpec::prepare), so the connection's next EVALSHA
+// finds it even when that one runs first, on another shard. Engines are created on their own thread at first
 // use and touched by no other.
 
 #include <atomic>

@@ -6,6 +6,7 @@ rate limiter (fixed window), whose storage runs its own scripts.
 Run by ctest as `/usr/bin/python3 test_scripting_clients.py <path-to-ringcache>`.
 """
 
+from hashlib import sha1
 import threading
 import time
 import unittest
@@ -90,6 +91,27 @@ class ClientsBase:
         incr_by(keys=["script:k"], args=[1], client=pipe)
         incr_by(keys=["script:other"], args=[1], client=pipe)
         self.assertEqual(pipe.execute(), [7, 1])
+
+    def test_evalsha_right_behind_eval_on_another_key(self):
+        # Redis runs a connection's commands in order, so an EVALSHA sent right behind the
+        # EVAL that cached its script finds it, whichever shards the two keys live on
+        # (ioredis's pipelines resend NOSCRIPT commands exactly so).
+        r = self.r
+        r.script_flush()
+        for transaction in (False, True):
+            pipe = r.pipeline(transaction=transaction)
+            scripts = []
+            for i in range(24):
+                body = "return {KEYS[1], %d, %d}" % (i, int(transaction))
+                scripts.append(body)
+                pipe.execute_command("EVAL", body, 1, "a%d" % i)
+                pipe.execute_command("EVALSHA", sha1(body.encode()).hexdigest(), 1, "b%d" % i)
+            got = pipe.execute(raise_on_error=False)
+            want = []
+            for i in range(24):
+                want.append([b"a%d" % i, i, int(transaction)])
+                want.append([b"b%d" % i, i, int(transaction)])
+            self.assertEqual(got, want)
 
     def test_limits_rate_limiters(self):
         from limits import RateLimitItemPerSecond, RateLimitItemPerMinute

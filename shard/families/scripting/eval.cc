@@ -86,6 +86,19 @@ void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyB
   engine.Run(run, reply);
 }
 
+// The script of an EVAL leaving for a shard is registered before it leaves: the
+// connection's next EVALSHA may run on another shard before this one runs there. One that
+// does not compile is left to fail on its shard, with the same error.
+void RegisterBeforeHop(ShardThread& self, ServerState& server, ArgList args) {
+  if (server.scripts == nullptr || args.size() < 2) return;
+  const std::string sha = Sha1Hex(args[1]);
+  if (server.scripts->Exists(sha)) return;
+  std::string error;
+  if (server.scripts->engine(self.id()).Load(sha, args[1], &error)) {
+    server.scripts->Add(sha, args[1]);
+  }
+}
+
 template <uint8_t kKind>
 void EvalOnShard(ShardCmd& cmd) {
   if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
@@ -182,6 +195,7 @@ void RegisterScriptingCommands(CommandTable& t) {
          .flags = kEval | kCmdMayReplicate,
          .on_shard = EvalOnShard<kBody>,
          .on_coord = EvalOnCoord<kBody>,
+         .prepare = RegisterBeforeHop,
          .numkeys_index = 2});
   f.Add({.name = "evalsha",
          .arity = -3,
@@ -194,6 +208,7 @@ void RegisterScriptingCommands(CommandTable& t) {
          .flags = kEval | kCmdReadOnly,
          .on_shard = EvalOnShard<kBody | kReadOnly>,
          .on_coord = EvalOnCoord<kBody | kReadOnly>,
+         .prepare = RegisterBeforeHop,
          .numkeys_index = 2});
   f.Add({.name = "evalsha_ro",
          .arity = -3,
