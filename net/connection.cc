@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "net/reactor.h"
+#include "shard/command/blocking_call.h"
 #include "shard/command/dispatcher.h"
 #include "shard/server/auth.h"
 
@@ -149,6 +150,9 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
     }
     off += used;
     if (!args_.empty()) RunCommand();
+    // A blocking command waits: what the client sent after it stays unparsed until it is
+    // answered (BlockedCall::Finish resumes), as Redis reads nothing from a blocked client.
+    if (client_.blocked != nullptr) held_ = true;
   }
   in_parse_ = false;
   parsing_ = 0;
@@ -306,7 +310,7 @@ void Connection::PushMonitorLine(std::string line) {
 }
 
 void Connection::Resume() {
-  if (!held_) return;
+  if (!held_ || client_.blocked != nullptr) return;
   held_ = false;
   // Inside the parse loop the loop itself carries on; from a task, resume here.
   if (!in_parse_ && !closing_ && !doomed_) ProcessBuffered();
@@ -349,7 +353,7 @@ ClientBuffers Connection::Buffers() const {
   b.rbp = reply_buffer_.peak(now_ms);
   b.last_active_ms = idle.last_active_ms;
   b.writing = sending_;
-  b.blocked = parked_;
+  b.blocked = parked_ || BlockedWaiting(client_);
   return b;
 }
 

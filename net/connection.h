@@ -36,7 +36,7 @@ class Connection final : public ReplySink, public ClientHandle {
   // Reactor thread: bytes read from the socket.
   void OnData(const char* data, size_t len);
 
-  // ReplySink, reactor thread.
+  // ReplySink, reactor thread. Resume does nothing while a blocking command waits.
   uint64_t Defer() override;
   void Fulfill(uint64_t slot, std::string resp) override;
   void FulfillFrom(uint64_t slot, std::string_view resp) override;

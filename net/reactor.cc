@@ -11,6 +11,7 @@
 
 #include "core/strings.h"
 #include "net/admission.h"
+#include "shard/command/blocking_call.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/server/auth.h"
 #include "timers/clock.h"
@@ -85,6 +86,9 @@ void Reactor::Run() {
     const bool idle_turn = !served && self.stats().net_input_bytes == input_before;
 
     if (now_ns_ >= next_cron_ns_) Cron(now_ns_);
+    if (BlockedClients& blocked = self.blocked(); blocked.NextDeadline() <= self.shard().NowMs()) {
+      blocked.FireDue(self.shard().NowMs());
+    }
     if (!parked_.empty()) UnparkIfUnpaused();
     bool more_housekeeping = idle_turn && self.shard().Housekeep();
     if (ExpiryDue()) {
@@ -197,8 +201,10 @@ bool Reactor::ExpireStep() {
 }
 
 int64_t Reactor::NanosToNextDeadline() const {
-  Shard& shard = shards_.thread(id_).shard();
-  int64_t next = shard.NextDeadline();
+  ShardThread& self = shards_.thread(id_);
+  Shard& shard = self.shard();
+  // Keys' TTLs and blocked clients' timeouts.
+  int64_t next = std::min(shard.NextDeadline(), self.blocked().NextDeadline());
   if (next == INT64_MAX) return INT64_MAX;
   // Deadlines are wall-clock milliseconds; wake at the start of the due millisecond.
   // Deadlines centuries away (EXPIREAT 9223372036854775) would overflow nanoseconds.
@@ -212,7 +218,13 @@ void Reactor::CloseIdle(int64_t now_ms) {
   // Oldest first: stop at the first connection that is still within its time.
   while (IdleHook* h = idle_.Oldest()) {
     if (now_ms - h->last_active_ms <= timeout_ms) break;
-    Close(static_cast<Connection*>(h->owner));
+    auto* c = static_cast<Connection*>(h->owner);
+    if (c->client().blocked != nullptr) {
+      // As in Redis, a client waiting in a blocking command is not idle.
+      idle_.Touch(h, now_ms);
+      continue;
+    }
+    Close(c);
   }
 }
 
@@ -322,6 +334,8 @@ void Reactor::Close(Connection* c) {
   shard_thread().stats().blocked_clients -= std::erase(parked_, c);
   DropSubscriptions(shard_thread().pubsub(), c->client(), c, *shared_.server);
   UnwatchAll(shard_thread(), shards_, c->client());
+  // A blocked command ends without a trace; its reply slot keeps `c` until it has.
+  BlockedClientClosed(c->client());
   // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd
   // itself stays open until the connection is freed, so its number cannot be reused
   // under us.

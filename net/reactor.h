@@ -167,7 +167,7 @@ class Reactor : public Waker {
   // Hands this turn's events and posts to other threads, starts sends, frees closed
   // connections.
   void FlushAll();
-  // Nanoseconds until the shard's next deadline, or INT64_MAX.
+  // Nanoseconds until the next key deadline or blocked client timeout, or INT64_MAX.
   int64_t NanosToNextDeadline() const;
 
   std::vector<Connection*> dirty_;

@@ -15,6 +15,7 @@
 namespace rc {
 
 struct CommandSpec;
+class BlockedCall;
 
 // A command queued between MULTI and EXEC, with its own copy of the arguments.
 struct QueuedCommand {
@@ -105,6 +106,14 @@ struct ClientState {
   // (with flag x) as Redis does. -1: none.
   int64_t exec_count = -1;
   size_t exec_mem = 0;
+
+  // Redis's CLIENT_DENY_BLOCKING for callers that run commands which must not wait
+  // (scripts): a blocking command then answers as its non-blocking form. EXEC's nested
+  // commands are covered by exec_nested.
+  bool deny_blocking = false;
+  // The blocking command (BLPOP, ...) that holds this connection until it is answered:
+  // its later pipelined commands wait unparsed (shard/command/blocking_call.h).
+  std::shared_ptr<BlockedCall> blocked;
 };
 
 }  // namespace rc

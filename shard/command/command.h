@@ -65,6 +65,9 @@ enum CmdFlag : uint32_t {
   kCmdSkipMonitor = 1 << 18,
   // Redis's no_mandatory_keys (EVAL with numkeys 0).
   kCmdNoMandatoryKeys = 1 << 19,
+  // Redis's blocking: may wait for a key (BLPOP, BZPOPMIN). Runs as its on_coord handler,
+  // which blocks; EXEC runs its on_shard one, the non-blocking form, when it can.
+  kCmdBlocking = 1 << 20,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

@@ -258,13 +258,17 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // A script is shown before the commands it calls, as Redis shows them.
   if (feed && (flags & kCmdSkipMonitor)) FeedMonitors(self, shards_, server_, client.addr, args);
   Execute(req);
+  // Blocked clients waiting on keys this command gave a value are served before the
+  // connection's next command runs, as Redis serves them after each command.
+  if (self.shard().waiting().HasReady()) ServeReady(self);
   if (feed && !(flags & kCmdSkipMonitor)) FeedMonitors(self, shards_, server_, client.addr, args);
 }
 
 void Dispatcher::Execute(Request& req) const {
   const CommandSpec& spec = *req.spec;
-  // Rows only a coordinator runs (ZUNIONSTORE's keys follow numkeys) find their own keys.
-  if (spec.on_shard != nullptr) {
+  // Rows only a coordinator runs (ZUNIONSTORE's keys follow numkeys) find their own keys;
+  // a blocking command's coordinator is what blocks (its on_shard form is EXEC's).
+  if (spec.on_shard != nullptr && !(spec.flags & kCmdBlocking)) {
     req.keys = spec.KeysFor(req.args);
     req.owner = OwnerOf(shards_, req.args, req.keys);
     if (spec.prepare != nullptr && req.owner != kNoShard) spec.prepare(req.self, server_, req.args);
@@ -307,6 +311,7 @@ void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver)
     uint64_t start = CycleClock::Now();
     job.spec->on_shard(cmd);
     uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    if (thread.shard().waiting().HasReady()) ServeReady(thread);
     // Counted here, on the thread where it ran. The slow log wants the client, which only
     // the connection's thread may read, so a slow command's arguments travel back.
     Record(thread, *job.spec, ns, out, 0);
@@ -368,6 +373,8 @@ void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
     r.ns = CycleClock::ToNanos(CycleClock::Now() - start);
     Record(there, *r.spec, r.ns, out, from);
     r.reply_end = out.size();
+    // Served before the batch's next command, as after an inline one.
+    if (shard.waiting().HasReady()) ServeReady(there);
   }
   const uint32_t home = batch->home;
   there.Post(home, [this, b = std::move(batch)]() mutable { DeliverBatch(std::move(b)); });

@@ -9,6 +9,7 @@ void RegisterBitmapCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
+void RegisterZSetBlockingCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
@@ -30,6 +31,7 @@ CommandTable BuildCommandTable() {
   RegisterKeyspaceCommands(table);
   RegisterExpireCommands(table);
   RegisterZSetCommands(table);
+  RegisterZSetBlockingCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
   RegisterListCommands(table);

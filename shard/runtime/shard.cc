@@ -162,6 +162,7 @@ Entry* Shard::Add(std::string_view key, Value v) {
   KeyModified(key);
   Entry* e = Link(Entry::MakeValue(key, std::move(v)));
   value_bytes_ += ValueBytes(*e);
+  if (!waiting_.empty()) waiting_.Signal(key);
   return e;
 }
 
@@ -176,6 +177,7 @@ void Shard::Store(std::string_view key, Value v) {
   value_bytes_ += ValueBytes(*fresh);
   Entry* old = Find(key);
   old != nullptr ? Swap(old, std::move(fresh)) : Link(std::move(fresh));
+  if (!waiting_.empty()) waiting_.Signal(key);
 }
 
 void Shard::StoreNotify(std::string_view key, Value v, int64_t type_class, std::string_view event) {
@@ -216,11 +218,13 @@ void Shard::Put(std::string_view key, EntryPtr moved, bool is_new) {
   Entry* old = Find(key);
   if (old == nullptr) {
     Link(std::move(fresh), is_new);
+    if (!waiting_.empty()) waiting_.Signal(key);
     return;
   }
   Swap(old, std::move(fresh));
   // Redis's RENAME and COPY delete the key they replace and add it anew: "new" all the same.
   if (is_new) Notify(kNotifyNew, "new", key);
+  if (!waiting_.empty()) waiting_.Signal(key);
 }
 
 Entry* Shard::GrowString(Entry* e, size_t capacity) {

@@ -29,6 +29,7 @@
 #include "core/entry_table.h"
 #include "shard/command/command_stats.h"
 #include "shard/runtime/evictor.h"
+#include "shard/runtime/blocking.h"
 #include "shard/runtime/key_locks.h"
 #include "shard/runtime/notify_flags.h"
 #include "shard/runtime/stats.h"
@@ -193,6 +194,9 @@ class Shard {
 
   // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
   KeyLocks& locks() { return locks_; }
+  // Blocking commands waiting on this shard's keys (blocking.h). Add, Store and Put signal
+  // a key someone waits on; ServeReady serves it after the command.
+  WaitingKeys& waiting() { return waiting_; }
 
   ThreadCheck& thread_check() { return thread_check_; }
   void VerifyTtl() const;
@@ -228,6 +232,7 @@ class Shard {
   ShardStats stats_;
   absl::BitGen rng_;
   KeyLocks locks_;
+  WaitingKeys waiting_;
   WatchedKeys watched_;
   KeyEventListener* event_listener_ = nullptr;
   size_t value_bytes_ = 0;  // ValueBytes() of every entry in the table

@@ -5,7 +5,10 @@ namespace rc {
 size_t ShardThread::RunInbox() {
   inbox_.Drain(&draining_);
   size_t n = draining_.size();
-  for (auto& task : draining_) std::move(task)();
+  for (auto& task : draining_) {
+    std::move(task)();
+    if (shard_.waiting().HasReady()) ServeReady(*this);
+  }
   draining_.clear();
   return n;
 }

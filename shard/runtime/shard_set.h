@@ -12,6 +12,7 @@
 #include "core/key_slot.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/hop_batch.h"
+#include "shard/runtime/blocked_clients.h"
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/pubsub.h"
@@ -29,7 +30,8 @@ class ShardThread {
         shard_(id, &stats_, server),
         events_(server, &pubsub_),
         outbox_(threads),
-        hops_(threads) {
+        hops_(threads),
+        blocked_(stats_) {
     shard_.set_event_listener(&events_);
     shard_.set_command_stats(&command_stats_);
   }
@@ -46,6 +48,8 @@ class ShardThread {
   PubSub& pubsub() { return pubsub_; }
   // Keyspace events raised on this thread, published once per loop turn.
   KeyEvents& events() { return events_; }
+  // This thread's clients waiting in a blocking command, with their deadlines.
+  BlockedClients& blocked() { return blocked_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn. It goes after
   // every command batched for `dest` so far, so the batch takes no more.
   void Post(uint32_t dest, Task task) {
@@ -58,7 +62,8 @@ class ShardThread {
   // Any thread may push; the owner drains.
   Inbox& inbox() { return inbox_; }
 
-  // Owner thread: runs every task received so far; returns how many ran.
+  // Owner thread: runs every task received so far; returns how many ran. Blocked clients
+  // waiting on keys a task gave a value are served right after it.
   size_t RunInbox();
 
   // Owner thread: the cluster map as of now (nullptr when cluster mode is off). The
@@ -83,6 +88,7 @@ class ShardThread {
   KeyEvents events_;
   Outbox outbox_;
   HopLanes hops_;
+  BlockedClients blocked_;
   Inbox inbox_;
   std::vector<Task> draining_;
   std::shared_ptr<const ClusterMap> cluster_map_;

@@ -19,8 +19,10 @@ struct ThreadStats {
   uint64_t writes_processed = 0;
   // Commands sent to the thread owning their keys (one hop each): INFO forwarded_commands.
   uint64_t remote_commands = 0;
-  // Connections CLIENT PAUSE holds (INFO's blocked_clients, as Redis counts them).
+  // Connections CLIENT PAUSE holds and clients waiting in a blocking command (INFO's
+  // blocked_clients, as Redis counts them); those of the latter with a timeout.
   uint64_t blocked_clients = 0;
+  uint64_t clients_in_timeout_table = 0;
 
   // instantaneous_ops_per_sec, as Redis computes it: the mean rate over the last 16
   // samples, one taken per cron tick.
@@ -47,9 +49,11 @@ struct ThreadStats {
   // CONFIG RESETSTAT: counters go to zero; gauges (connected and blocked clients) stay.
   void Reset() {
     uint64_t clients = connected_clients, blocked = blocked_clients;
+    uint64_t timed = clients_in_timeout_table;
     *this = ThreadStats();
     connected_clients = clients;
     blocked_clients = blocked;
+    clients_in_timeout_table = timed;
   }
 };
 

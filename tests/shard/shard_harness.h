@@ -145,6 +145,35 @@ class ShardHarness final : public Waker {
     return result.get();
   }
 
+  // Starts `cmds` as connection `c` and returns at once: the replies come through the
+  // future, once all are in (a blocking command's when it is served or times out).
+  std::future<std::string> Start(Client& c, std::vector<std::vector<std::string>> cmds) {
+    auto done = std::make_shared<std::promise<std::string>>();
+    auto result = done->get_future();
+    auto pipeline =
+        std::make_shared<Pipeline>(Pipeline{std::move(cmds), c.home, c.sink, c.state, done});
+    Inject(c.home, [this, pipeline] { Continue(pipeline, 0); });
+    return result;
+  }
+  // Runs `fn(thread)` on worker thread `i` and returns what it returns.
+  template <typename Fn>
+  auto OnThread(uint32_t i, Fn fn) {
+    using R = decltype(fn(shards_.thread(i)));
+    auto done = std::make_shared<std::promise<R>>();
+    auto result = done->get_future();
+    Inject(i, [this, i, fn, done]() mutable { done->set_value(fn(shards_.thread(i))); });
+    return result.get();
+  }
+  // Fires blocked clients' timeouts on every thread, as each reactor does per loop turn.
+  void FireBlockedTimeouts() {
+    for (uint32_t i = 0; i < shards_.size(); ++i) {
+      OnThread(i, [this](ShardThread& t) {
+        t.blocked().FireDue(clock_.NowUnixMillis());
+        return true;
+      });
+    }
+  }
+
   ManualClock& clock() { return clock_; }
   void AdvanceMillis(int64_t ms) { clock_.AdvanceMillis(ms); }
 

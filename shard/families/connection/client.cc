@@ -10,6 +10,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
+#include "shard/command/blocking_call.h"
 #include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
@@ -220,6 +221,36 @@ void Kill(CoordCmd& cmd) {
       });
 }
 
+// CLIENT UNBLOCK id [TIMEOUT|ERROR]: ends a blocking command's wait (blocking_call.h) on
+// the client's own thread. A client CLIENT PAUSE holds is not blocked in this sense
+// (Redis 7.0 would answer it an error and still run its command later, or crash).
+void Unblock(CoordCmd& cmd) {
+  int64_t id = 0;
+  if (!ParseInt64(cmd.args[2], &id)) return cmd.reply.Error(err::kNotInteger);
+  bool error = false;
+  if (cmd.args.size() == 4) {
+    if (EqualsIgnoreCase(cmd.args[3], "error")) {
+      error = true;
+    } else if (!EqualsIgnoreCase(cmd.args[3], "timeout")) {
+      return cmd.reply.Error("ERR CLIENT UNBLOCK reason should be TIMEOUT or ERROR");
+    }
+  } else if (cmd.args.size() > 4) {
+    return cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
+                                  cmd.args[1], "'. Try CLIENT HELP."));
+  }
+  DeferredReply out(cmd);
+  FanOutThreads<bool>(
+      cmd.self, cmd.shards, AllShards(cmd.shards),
+      [id, error](ShardThread& t, size_t) {
+        ClientHandle* h = id > 0 ? t.clients().Find(uint64_t(id)) : nullptr;
+        return h != nullptr && UnblockClient(h->client(), error);
+      },
+      [out](std::vector<bool>& unblocked) {
+        const bool any = std::find(unblocked.begin(), unblocked.end(), true) != unblocked.end();
+        out.Send([&](ReplyBuilder& rb) { rb.Integer(any ? 1 : 0); });
+      });
+}
+
 void Pause(CoordCmd& cmd) {
   int64_t ms;
   if (!ParseInt64(cmd.args[2], &ms)) {
@@ -277,6 +308,8 @@ void Help(CoordCmd& cmd) {
       "    Control the replies sent to the current connection.",
       "SETNAME <name>",
       "    Assign the name <name> to the current connection.",
+      "UNBLOCK <clientid> [TIMEOUT|ERROR]",
+      "    Unblock the specified blocked client.",
       "SETINFO <option> <value>",
       "    Set client meta attr. Options are:",
       "    * LIB-NAME: the client lib name.",
@@ -399,6 +432,7 @@ void RegisterClientCommands(CommandTable& t) {
                 {.name = "kill", .arity = -3, .flags = admin, .on_coord = Sub<Kill>},
                 {.name = "pause", .arity = -3, .flags = admin, .on_coord = Sub<Pause>},
                 {.name = "unpause", .arity = 2, .flags = admin, .on_coord = Sub<Unpause>},
+                {.name = "unblock", .arity = -3, .flags = admin, .on_coord = Sub<Unblock>},
                 {.name = "reply", .arity = 3, .flags = own, .on_coord = Sub<Reply>},
                 {.name = "no-evict", .arity = 3, .flags = admin, .on_coord = Sub<NoEvict>},
                 {.name = "getredir", .arity = 2, .flags = own, .on_coord = Sub<GetRedir>},

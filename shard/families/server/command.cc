@@ -24,6 +24,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdAdmin, "admin"},
       {kCmdPubSub, "pubsub"},
       {kCmdNoScript, "noscript"},
+      {kCmdBlocking, "blocking"},
       {kCmdLoading, "loading"},
       {kCmdStale, "stale"},
       {kCmdSkipMonitor, "skip_monitor"},

@@ -41,7 +41,7 @@ struct Totals {
   uint64_t connections_received = 0, connected_clients = 0, rejected_connections = 0;
   uint64_t commands_processed = 0, net_input_bytes = 0, net_output_bytes = 0;
   uint64_t reads_processed = 0, writes_processed = 0;
-  uint64_t blocked_clients = 0;
+  uint64_t blocked_clients = 0, clients_in_timeout_table = 0;
   uint64_t forwarded_commands = 0;  // run on another thread than their connection's
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
@@ -57,6 +57,7 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.connected_clients += r.thread.connected_clients;
     t.rejected_connections += r.thread.rejected_connections;
     t.blocked_clients += r.thread.blocked_clients;
+    t.clients_in_timeout_table += r.thread.clients_in_timeout_table;
     t.commands_processed += r.thread.commands_processed;
     t.forwarded_commands += r.thread.remote_commands;
     t.net_input_bytes += r.thread.net_input_bytes;
@@ -106,7 +107,7 @@ void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
             "cluster_connections:0\r\n", "maxclients:", s.config.maxclients.get(), "\r\n",
             "client_recent_max_input_buffer:0\r\n", "client_recent_max_output_buffer:0\r\n",
             "blocked_clients:", t.blocked_clients, "\r\n", "tracking_clients:0\r\n",
-            "clients_in_timeout_table:0\r\n\r\n");
+            "clients_in_timeout_table:", t.clients_in_timeout_table, "\r\n\r\n");
 }
 
 // The lazyfree pool's queue and what it has freed (Redis's names): shared by all shards.

@@ -1,0 +1,301 @@
+#include "shard/command/blocking_call.h"
+
+#include <utility>
+
+#include "core/entry_table.h"
+#include "core/numbers.h"
+#include "shard/command/client_state.h"
+#include "shard/command/deferred_reply.h"
+#include "shard/command/errors.h"
+#include "shard/command/key_groups.h"
+#include "shard/command/multi_shard.h"
+#include "shard/command/reply_sink.h"
+#include "shard/runtime/shard_set.h"
+
+namespace rc {
+
+namespace {
+
+constexpr std::string_view kTimeoutNotFloat = "ERR timeout is not a float or out of range";
+constexpr std::string_view kTimeoutNegative = "ERR timeout is negative";
+
+// Runs `task` on `shard`'s thread now, or once multi-shard locks free `hashes`. `nested`:
+// inside EXEC, whose own locks hold the keys for it.
+void WhenKeysFree(Shard& shard, KeyLocks::Keys hashes, bool nested, Task task) {
+  KeyLocks& locks = shard.locks();
+  if (nested || locks.Idle() || locks.MayRun(hashes, false)) return std::move(task)();
+  locks.Enqueue(hashes, false, std::move(task));
+}
+
+std::string Nothing(const BlockingOp& op, bool resp3, bool in_multi) {
+  std::string out;
+  ReplyBuilder rb(&out, resp3);
+  op.ReplyNothing(rb, in_multi);
+  return out;
+}
+
+// The keys of a command spread over several shards, looked at under their locks.
+struct ManyKeysPlan {
+  enum class Kind : uint8_t { kNothing, kPop, kWrongType, kQueue };
+  Kind kind = Kind::kNothing;
+  size_t group = 0;  // kPop: the group and position of the key to pop
+  size_t pos = 0;
+  std::string reply;  // kPop: written by that group's shard
+};
+
+// `call` null: the non-blocking form (inside EXEC), answered through a DeferredReply.
+void OnManyShards(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
+                  std::shared_ptr<const KeyGroups> groups, std::shared_ptr<BlockedCall> call) {
+  using Probes = std::vector<KeyProbe>;
+  using Plan = ManyKeysPlan;
+  const bool resp3 = cmd.client.resp3;
+  std::shared_ptr<DeferredReply> deferred;
+  if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
+  LockedReadThenWrite(
+      cmd, LockKeys(groups),
+      [op, groups](Shard& shard, size_t gi) {
+        Probes probes;
+        for (std::string_view key : groups->Args(gi)) probes.push_back(op->Probe(shard, key));
+        return probes;
+      },
+      [groups, call](std::vector<Probes>& probes) {
+        // Back in argument order: the first key that exists answers.
+        std::vector<std::pair<size_t, size_t>> at(groups->item_count());
+        for (size_t gi = 0; gi < groups->size(); ++gi) {
+          absl::Span<const uint32_t> items = groups->Items(gi);
+          for (size_t j = 0; j < items.size(); ++j) at[items[j]] = {gi, j};
+        }
+        Plan plan;
+        for (const auto& [gi, j] : at) {
+          const KeyProbe p = probes[gi][j];
+          if (p == KeyProbe::kMissing) continue;
+          plan.kind = p == KeyProbe::kReady ? Plan::Kind::kPop : Plan::Kind::kWrongType;
+          plan.group = gi;
+          plan.pos = j;
+          return plan;
+        }
+        if (call != nullptr && !call->claimed()) plan.kind = Plan::Kind::kQueue;
+        return plan;
+      },
+      [op, groups, call, resp3](Shard& shard, size_t gi, Plan& plan) {
+        if (plan.kind == Plan::Kind::kPop && plan.group == gi) {
+          // Only this shard writes the plan's reply; the others only read its kind.
+          ReplyBuilder rb(&plan.reply, resp3);
+          op->Pop(shard, groups->Args(gi)[plan.pos], rb);
+        } else if (plan.kind == Plan::Kind::kQueue) {
+          shard.waiting().Add(call, groups->Args(gi));
+        }
+      },
+      [op, call, deferred, resp3](Plan& plan) {
+        std::string reply;
+        if (plan.kind == Plan::Kind::kPop) {
+          reply = std::move(plan.reply);
+        } else if (plan.kind == Plan::Kind::kWrongType) {
+          ReplyBuilder(&reply, resp3).Error(err::kWrongType);
+        } else if (plan.kind == Plan::Kind::kNothing) {
+          reply = Nothing(*op, resp3, /*in_multi=*/call == nullptr);
+        }
+        if (call == nullptr) {
+          deferred->Send([&](ReplyBuilder& rb) { rb.out()->append(reply); });
+        } else if (plan.kind == Plan::Kind::kQueue) {
+          call->Queued();
+        } else {
+          call->Answered(std::move(reply));
+        }
+      });
+}
+
+// Every key on one shard, another thread's (or this one's, held by multi-shard locks):
+// the owner looks and, finding nothing, queues the command in the same step, once the
+// locks let it at the keys. `call` null: the non-blocking form.
+void OnOwner(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
+             std::shared_ptr<const KeyGroups> groups, std::shared_ptr<BlockedCall> call) {
+  ShardSet* shards = &cmd.shards;
+  const uint32_t owner = groups->shards()[0];
+  const uint32_t home = cmd.self.id();
+  const bool nested = cmd.client.exec_nested;
+  const bool resp3 = cmd.client.resp3;
+  std::shared_ptr<DeferredReply> deferred;
+  if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
+  auto attempt = [shards, owner, home, op, groups, call, deferred, resp3]() {
+    ShardThread& there = shards->thread(owner);
+    const ArgList keys = groups->Args(0);
+    std::string out;
+    ReplyBuilder rb(&out, resp3);
+    // A client that left meanwhile takes nothing.
+    bool answered = (call == nullptr || !call->claimed()) && TryKeys(there.shard(), *op, keys, rb);
+    if (!answered && call == nullptr) {
+      op->ReplyNothing(rb, /*in_multi=*/true);
+      answered = true;
+    } else if (!answered) {
+      there.shard().waiting().Add(call, keys);
+    }
+    // Back home as a task, also from this thread's own shard.
+    there.Post(home, [call, deferred, answered, out = std::move(out)]() mutable {
+      if (deferred != nullptr) {
+        deferred->Send([&](ReplyBuilder& r) { r.out()->append(out); });
+      } else if (answered) {
+        call->Answered(std::move(out));
+      } else {
+        call->Queued();
+      }
+    });
+  };
+  auto when_free = [shards, owner, groups, nested, attempt = std::move(attempt)]() mutable {
+    WhenKeysFree(shards->thread(owner).shard(), groups->KeyHashes(0), nested, std::move(attempt));
+  };
+  if (owner == home) return when_free();
+  cmd.self.Post(owner, std::move(when_free));
+}
+
+}  // namespace
+
+bool ParseBlockTimeout(std::string_view arg, int64_t now_ms, int64_t* deadline_ms,
+                       std::string_view* error) {
+  long double seconds = 0;
+  if (!ParseLongDouble(arg, &seconds)) {
+    *error = kTimeoutNotFloat;
+    return false;
+  }
+  // Redis casts seconds * 1000 to long long: x86 turns a value out of range into
+  // LLONG_MIN, so "inf" and 1e400 read as negative.
+  const long double ms = seconds * 1000.0L;
+  const int64_t whole =
+      ms > -9223372036854775808.0L && ms < 9223372036854775808.0L ? int64_t(ms) : INT64_MIN;
+  if (whole < 0) {
+    *error = kTimeoutNegative;
+    return false;
+  }
+  // Redis 7.0 lets the deadline overflow into a value its timeout table never reaches.
+  *deadline_ms = whole == 0 || whole > INT64_MAX - now_ms ? 0 : now_ms + whole;
+  return true;
+}
+
+bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& reply) {
+  for (std::string_view key : keys) {
+    switch (op.Probe(shard, key)) {
+      case KeyProbe::kMissing:
+        continue;
+      case KeyProbe::kWrongType:
+        reply.Error(err::kWrongType);
+        return true;
+      case KeyProbe::kReady:
+        op.Pop(shard, key, reply);
+        return true;
+    }
+  }
+  return false;
+}
+
+void PopOrNothing(ShardCmd& cmd, const BlockingOp& op, ArgList keys) {
+  if (!TryKeys(cmd.shard, op, keys, cmd.reply)) op.ReplyNothing(cmd.reply, /*in_multi=*/true);
+}
+
+void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, int64_t deadline_ms,
+             bool may_block) {
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, keys, 0, 1);
+  may_block &= !cmd.client.exec_nested && !cmd.client.deny_blocking;
+  auto make_call = [&] {
+    auto call = std::make_shared<BlockedCall>(op, cmd, deadline_ms, groups->shards());
+    cmd.client.blocked = call;
+    return call;
+  };
+  if (groups->size() > 1) {
+    return OnManyShards(cmd, std::move(op), std::move(groups), may_block ? make_call() : nullptr);
+  }
+  if (groups->shards()[0] == cmd.self.id()) {
+    const ArgList own = groups->Args(0);
+    Shard& shard = cmd.self.shard();
+    KeyLocks& locks = shard.locks();
+    if (cmd.client.exec_nested || locks.Idle() || locks.MayRun(groups->KeyHashes(0), false)) {
+      // This thread's own keys, free: answered or queued right here.
+      if (TryKeys(shard, *op, own, cmd.reply)) return;
+      if (!may_block) return op->ReplyNothing(cmd.reply, /*in_multi=*/true);
+      std::shared_ptr<BlockedCall> call = make_call();
+      shard.waiting().Add(call, own);
+      call->Queued();
+      return;
+    }
+  }
+  OnOwner(cmd, std::move(op), std::move(groups), may_block ? make_call() : nullptr);
+}
+
+BlockedCall::BlockedCall(std::shared_ptr<const BlockingOp> op, CoordCmd& cmd, int64_t deadline_ms,
+                         std::vector<uint32_t> shards)
+    : Blocker(std::move(op), cmd.self.id(), cmd.client.resp3),
+      self_(cmd.self),
+      set_(cmd.shards),
+      client_(cmd.client),
+      sink_(cmd.sink),
+      slot_(cmd.sink.Defer()),
+      deadline_ms_(deadline_ms),
+      shards_(std::move(shards)),
+      timer_(cmd.self.blocked().NoTimer()) {}
+
+std::string BlockedCall::NothingReply() const { return Nothing(op(), resp3(), false); }
+
+void BlockedCall::Queued() {
+  if (phase != Phase::kAttempt) return;  // served before the news that it was queued
+  if (home_claimed_) return Finish(std::string(), true);  // the client left while it tried
+  phase = Phase::kWaiting;
+  timer_ = self_.blocked().Add(shared_from_this(), deadline_ms_);
+}
+
+void BlockedCall::Expired() {
+  timer_ = self_.blocked().NoTimer();  // BlockedClients took it off already
+  if (Claim()) Finish(NothingReply(), true);
+}
+
+bool BlockedCall::Unblock(bool error) {
+  if (phase != Phase::kWaiting || !Claim()) return false;
+  std::string reply;
+  if (error) {
+    ReplyBuilder(&reply, resp3()).Error(kUnblockedError);
+  } else {
+    reply = NothingReply();
+  }
+  // CLIENT UNBLOCK runs inside another client's command: the connection resumes from a
+  // task of its own.
+  self_.Post(self_.id(), [call = shared_from_this(), reply = std::move(reply)]() mutable {
+    call->Finish(std::move(reply), true);
+  });
+  return true;
+}
+
+void BlockedCall::ClientClosed() {
+  closed_ = true;
+  if (!Claim()) return;  // a shard is serving it: its answer still comes, to nobody
+  home_claimed_ = true;
+  // While the first look is under way its tasks still refer to the connection: the
+  // answer to that look ends the call.
+  if (phase == Phase::kWaiting) Finish(std::string(), true);
+}
+
+void BlockedCall::Finish(std::string reply, bool unqueue, uint32_t served_by) {
+  if (phase == Phase::kFinished) return;
+  std::shared_ptr<BlockedCall> keep = shared_from_this();
+  if (phase == Phase::kWaiting) self_.blocked().Remove(timer_);
+  phase = Phase::kFinished;
+  for (uint32_t s : shards_) {
+    if (!unqueue || s == served_by) continue;
+    // Posted to this thread's shard too, as a shard may be in the middle of serving.
+    self_.Post(s, [keep, set = &set_, s] { set->thread(s).shard().waiting().Remove(keep.get()); });
+  }
+  client_.blocked.reset();
+  sink_.Fulfill(slot_, std::move(reply));
+  sink_.Resume();
+}
+
+bool UnblockClient(ClientState& client, bool error) {
+  return client.blocked != nullptr && client.blocked->Unblock(error);
+}
+
+void BlockedClientClosed(ClientState& client) {
+  if (client.blocked != nullptr) client.blocked->ClientClosed();
+}
+
+bool BlockedWaiting(const ClientState& client) {
+  return client.blocked != nullptr && client.blocked->phase == Blocker::Phase::kWaiting;
+}
+
+}  // namespace rc
