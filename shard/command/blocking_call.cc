@@ -148,6 +148,92 @@ void OnOwner(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
   cmd.self.Post(owner, std::move(when_free));
 }
 
+// A move whose keys live on two shards (BLMOVE), under both keys' locks: the source's
+// shard reports its element, the destination's whether it takes it, then one pops and
+// the other pushes, so no client sees the element in both lists or in neither. With
+// nothing to move the blocked call queues on the source in the same step. `call` null:
+// the non-blocking form; `retry`: the source's shard handed `call` home and holds the
+// source until this step releases it.
+struct MovePlan {
+  enum class Kind : uint8_t { kNothing, kMove, kWrongType, kQueue };
+  Kind kind = Kind::kNothing;
+  std::string elem;
+};
+
+void MoveAcross(CoordCmd& cmd, std::shared_ptr<const BlockingMoveOp> op,
+                std::shared_ptr<BlockedCall> call, bool retry) {
+  struct Seen {
+    bool is_src = false;
+    KeyProbe src = KeyProbe::kMissing;
+    bool dst_ok = true;
+    std::string elem;
+  };
+  std::string_view keys[] = {op->source(), op->destination()};
+  auto groups = std::make_shared<const KeyGroups>(cmd.shards, ArgList(keys, 2), 0, 1);
+  const bool resp3 = cmd.client.resp3;
+  std::shared_ptr<DeferredReply> deferred;
+  if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
+  auto is_src = [groups](size_t gi) { return groups->Items(gi)[0] == 0; };
+  LockedReadThenWrite(
+      cmd, LockKeys(groups),
+      [op, is_src](Shard& shard, size_t gi) {
+        Seen s;
+        s.is_src = is_src(gi);
+        if (!s.is_src) {
+          s.dst_ok = op->DestinationOk(shard);
+        } else if ((s.src = op->Probe(shard, op->source())) == KeyProbe::kReady) {
+          s.elem = op->Peek(shard);
+        }
+        return s;
+      },
+      [call](std::vector<Seen>& seen) {
+        Seen& src = seen[0].is_src ? seen[0] : seen[1];
+        const Seen& dst = seen[0].is_src ? seen[1] : seen[0];
+        MovePlan p;
+        // A call that timed out or lost its client while handed home moves nothing.
+        if (call != nullptr && call->Ending()) return p;
+        if (src.src == KeyProbe::kMissing) {
+          if (call != nullptr) p.kind = MovePlan::Kind::kQueue;
+        } else if (src.src == KeyProbe::kWrongType || !dst.dst_ok) {
+          p.kind = MovePlan::Kind::kWrongType;
+        } else {
+          p.kind = MovePlan::Kind::kMove;
+          p.elem = std::move(src.elem);
+        }
+        return p;
+      },
+      [op, is_src, call, retry](Shard& shard, size_t gi, const MovePlan& p) {
+        if (!is_src(gi)) {
+          if (p.kind == MovePlan::Kind::kMove) op->Give(shard, p.elem);
+          return;
+        }
+        if (p.kind == MovePlan::Kind::kMove) op->Take(shard);
+        if (p.kind == MovePlan::Kind::kQueue) {
+          // Handed home, it comes back first in line, where it was.
+          if (retry) call->Reopen();
+          const std::string_view src[] = {op->source()};
+          shard.waiting().Add(call, src, /*first=*/retry);
+        }
+        if (retry) shard.waiting().Release(op->source());
+      },
+      [op, call, deferred, resp3](const MovePlan& p) {
+        std::string reply;
+        ReplyBuilder rb(&reply, resp3);
+        if (p.kind == MovePlan::Kind::kMove) {
+          rb.Bulk(p.elem);
+        } else if (p.kind == MovePlan::Kind::kWrongType) {
+          rb.Error(err::kWrongType);
+        } else if (call == nullptr) {
+          op->ReplyNothing(rb, /*in_multi=*/true);
+        }
+        if (call == nullptr) {
+          deferred->Send([&](ReplyBuilder& r) { r.out()->append(reply); });
+        } else {
+          call->MoveDone(p.kind == MovePlan::Kind::kQueue, std::move(reply));
+        }
+      });
+}
+
 }  // namespace
 
 bool ParseBlockTimeout(std::string_view arg, int64_t now_ms, int64_t* deadline_ms,
@@ -200,6 +286,10 @@ void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, 
     cmd.client.blocked = call;
     return call;
   };
+  if (op->ServedHome()) {
+    auto move = std::static_pointer_cast<const BlockingMoveOp>(op);
+    return MoveAcross(cmd, std::move(move), may_block ? make_call() : nullptr, /*retry=*/false);
+  }
   if (groups->size() > 1) {
     return OnManyShards(cmd, std::move(op), std::move(groups), may_block ? make_call() : nullptr);
   }
@@ -225,6 +315,8 @@ BlockedCall::BlockedCall(std::shared_ptr<const BlockingOp> op, CoordCmd& cmd, in
     : Blocker(std::move(op), cmd.self.id(), cmd.client.resp3),
       self_(cmd.self),
       set_(cmd.shards),
+      server_(cmd.server),
+      table_(cmd.table),
       client_(cmd.client),
       sink_(cmd.sink),
       slot_(cmd.sink.Defer()),
@@ -243,7 +335,28 @@ void BlockedCall::Queued() {
 
 void BlockedCall::Expired() {
   timer_ = self_.blocked().NoTimer();  // BlockedClients took it off already
-  if (Claim()) Finish(NothingReply(), true);
+  if (Claim()) return Finish(NothingReply(), true);
+  // Claimed by a shard: being served (its answer comes), or handed home to move.
+  expired_ = op().ServedHome();
+}
+
+void BlockedCall::Notified(uint32_t shard, std::string key) {
+  (void)shard;
+  (void)key;
+  // The move runs as the command would, from this connection, under both keys' locks.
+  std::string unused;
+  ReplyBuilder rb(&unused, resp3());
+  CoordCmd cmd{self_, set_, server_, client_, sink_, table_, ArgList(), rb};
+  MoveAcross(cmd, std::static_pointer_cast<const BlockingMoveOp>(shared_op()), shared_from_this(),
+             /*retry=*/true);
+}
+
+void BlockedCall::MoveDone(bool queued, std::string reply) {
+  if (!queued) return Finish(Ending() ? EndReply() : std::move(reply), /*unqueue=*/false);
+  if (phase == Phase::kAttempt) return Queued();
+  // Queued again: if it ended meanwhile, it ends now (unless a shard claimed it again,
+  // whose hand-over will end it).
+  if (Ending() && Claim()) Finish(EndReply(), /*unqueue=*/true);
 }
 
 bool BlockedCall::Unblock(bool error) {
@@ -264,7 +377,9 @@ bool BlockedCall::Unblock(bool error) {
 
 void BlockedCall::ClientClosed() {
   closed_ = true;
-  if (!Claim()) return;  // a shard is serving it: its answer still comes, to nobody
+  // A shard is serving it (its answer still comes, to nobody) or handed it home to move
+  // (the move sees closed_).
+  if (!Claim()) return;
   home_claimed_ = true;
   // While the first look is under way its tasks still refer to the connection: the
   // answer to that look ends the call.

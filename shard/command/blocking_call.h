@@ -81,6 +81,7 @@ class BlockedCall final : public Blocker, public std::enable_shared_from_this<Bl
     Finish(std::move(reply), /*unqueue=*/true, shard);
   }
   void Expired() override;
+  void Notified(uint32_t shard, std::string key) override;
 
   // Home thread, the outcome of the first look at the keys: the command is queued on
   // them, or it was answered at once.
@@ -88,6 +89,11 @@ class BlockedCall final : public Blocker, public std::enable_shared_from_this<Bl
   void Answered(std::string reply) { Finish(std::move(reply), /*unqueue=*/false); }
   bool Unblock(bool error);
   void ClientClosed();
+  // Home thread, a move across shards (BlockingMoveOp): whether it must not move any more
+  // (timed out or the client left while a shard handed it home), and its end: answered,
+  // or queued on the source again.
+  bool Ending() const { return closed_ || expired_; }
+  void MoveDone(bool queued, std::string reply);
 
  private:
   // Answers the command (once): fills the held slot and lets the connection read on;
@@ -95,8 +101,13 @@ class BlockedCall final : public Blocker, public std::enable_shared_from_this<Bl
   void Finish(std::string reply, bool unqueue, uint32_t served_by = UINT32_MAX);
   std::string NothingReply() const;
 
+  // The reply a call that ended this way gets: nothing on a closed connection.
+  std::string EndReply() const { return closed_ ? std::string() : NothingReply(); }
+
   ShardThread& self_;
   ShardSet& set_;
+  ServerState& server_;
+  const CommandTable& table_;
   ClientState& client_;
   ReplySink& sink_;
   const uint64_t slot_;
@@ -104,6 +115,7 @@ class BlockedCall final : public Blocker, public std::enable_shared_from_this<Bl
   const std::vector<uint32_t> shards_;  // where it may be queued
   BlockedClients::Timer timer_;
   bool closed_ = false;        // the client disconnected
+  bool expired_ = false;       // the deadline passed while a shard handed it home
   bool home_claimed_ = false;  // this thread claimed it (the client left while it tried)
 };
 

@@ -10,6 +10,7 @@ void RegisterKeyspaceCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterZSetBlockingCommands(CommandTable& table);
+void RegisterListBlockingCommands(CommandTable& table);
 void RegisterHashCommands(CommandTable& table);
 void RegisterSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
@@ -32,6 +33,7 @@ CommandTable BuildCommandTable() {
   RegisterExpireCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetBlockingCommands(table);
+  RegisterListBlockingCommands(table);
   RegisterHashCommands(table);
   RegisterSetCommands(table);
   RegisterListCommands(table);

@@ -14,7 +14,8 @@ absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.
 
 }  // namespace
 
-void WaitingKeys::Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_view> keys) {
+void WaitingKeys::Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_view> keys,
+                      bool first) {
   if (b->claimed()) return;
   auto [it, fresh] = by_blocker_.try_emplace(b.get());
   Registration& reg = it->second;
@@ -25,8 +26,13 @@ void WaitingKeys::Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_v
     bool named = false;
     for (const auto& [s, node] : reg.nodes) named |= s == slot;
     if (named) continue;
-    slot->second.push_back(raw);
-    reg.nodes.emplace_back(slot, std::prev(slot->second.end()));
+    if (first) {
+      slot->second.push_front(raw);
+      reg.nodes.emplace_back(slot, slot->second.begin());
+    } else {
+      slot->second.push_back(raw);
+      reg.nodes.emplace_back(slot, std::prev(slot->second.end()));
+    }
   }
 }
 
@@ -53,11 +59,16 @@ void WaitingKeys::Signal(std::string_view key) {
   if (ready_set_.insert(it->first).second) ready_.push_back(it->first);
 }
 
+void WaitingKeys::Release(std::string_view key) {
+  held_.erase(AV(key));
+  Signal(key);
+}
+
 void ServeKey(ShardThread& thread, const std::string& key) {
   Shard& shard = thread.shard();
   WaitingKeys& w = shard.waiting();
   auto it = w.by_key_.find(AV(key));
-  if (it == w.by_key_.end()) return;
+  if (it == w.by_key_.end() || w.held_.contains(AV(key))) return;
   KeyLocks& locks = shard.locks();
   if (!locks.Idle()) {
     const uint64_t hash = HashKey(key);
@@ -94,6 +105,13 @@ void ServeKey(ShardThread& thread, const std::string& key) {
     }
     std::shared_ptr<Blocker> served = w.by_blocker_.at(b).blocker;
     w.Unlink(b, slot);
+    if (served->op().ServedHome()) {
+      // Its destination is another shard's: the move happens under both keys' locks,
+      // and the key serves nobody else until it is over, so the order of waiters holds.
+      w.held_.insert(key);
+      thread.Post(served->home(), [served, id = thread.id(), key] { served->Notified(id, key); });
+      break;
+    }
     std::string reply;
     ReplyBuilder rb(&reply, served->resp3());
     served->op().Pop(shard, key, rb);

@@ -72,6 +72,36 @@ class BlockingOp {
     (void)in_multi;
     reply.NullArray();
   }
+  // A move onto a key of another shard (BlockingMoveOp): the key's shard cannot pop for it
+  // alone, so it claims the waiter, holds the key (serving no one else from it) and hands
+  // the waiter home (Blocker::Notified), which moves under both keys' locks.
+  virtual bool ServedHome() const { return false; }
+};
+
+// A blocking command that pushes what it pops onto another key (BLMOVE, BRPOPLPUSH). When
+// the two keys live on different shards, the client's thread moves under their locks
+// with these steps, each on its key's shard.
+class BlockingMoveOp : public BlockingOp {
+ public:
+  BlockingMoveOp(std::string source, std::string destination, bool across)
+      : source_(std::move(source)), destination_(std::move(destination)), across_(across) {}
+  const std::string& source() const { return source_; }
+  const std::string& destination() const { return destination_; }
+  bool ServedHome() const override { return across_; }
+
+  // The source's shard, the source probed kReady: the element a pop would take.
+  virtual std::string Peek(Shard& shard) const = 0;
+  // The destination's shard: whether it may take the element (false: WRONGTYPE).
+  virtual bool DestinationOk(Shard& shard) const = 0;
+  // The source's shard: pops the peeked element; the destination's: pushes it. Each
+  // raises its keyspace events.
+  virtual void Take(Shard& shard) const = 0;
+  virtual void Give(Shard& shard, std::string_view elem) const = 0;
+
+ private:
+  const std::string source_;
+  const std::string destination_;
+  const bool across_;
 };
 
 // One blocked command. Shared (by std::shared_ptr) between the client's thread (home),
@@ -93,6 +123,7 @@ class Blocker {
 
   // Any thread.
   const BlockingOp& op() const { return *op_; }
+  const std::shared_ptr<const BlockingOp>& shared_op() const { return op_; }
   uint32_t home() const { return home_; }
   bool resp3() const { return resp3_; }
   // Takes the command out of the waiting state; true for exactly one caller. A shard
@@ -103,12 +134,19 @@ class Blocker {
   }
   // Someone claimed it: shards drop it instead of serving it.
   bool claimed() const { return !waiting_.load(std::memory_order_acquire); }
+  // The source's shard, under the locks of a move across shards that found nothing to
+  // move: the waiter a shard claimed to hand home waits again.
+  void Reopen() { waiting_.store(true, std::memory_order_release); }
 
   // Home thread: the shard `shard` claimed the command and popped for it (it no longer
   // lists it); `reply` is the answer (RESP bytes in the client's protocol).
   virtual void Served(uint32_t shard, std::string reply) = 0;
   // Home thread: the deadline passed (BlockedClients::FireDue).
   virtual void Expired() = 0;
+  // Home thread: the shard `shard` claimed the command (a BlockingMoveOp across shards)
+  // and holds `key`, which has data, until the move under locks releases it
+  // (WaitingKeys::Release).
+  virtual void Notified(uint32_t shard, std::string key) = 0;
 
   Phase phase = Phase::kAttempt;  // home thread only
 
@@ -126,13 +164,16 @@ class WaitingKeys {
   // Nothing waits here: the shard's write paths skip Signal (one branch).
   bool empty() const { return by_key_.empty(); }
   // `b` waits on `keys` (this shard's; a key named twice counts once), behind every
-  // earlier waiter on each. Does nothing when `b` was already claimed.
-  void Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_view> keys);
+  // earlier waiter on each (`first`: ahead of them, as the waiter a move handed home
+  // comes back). Does nothing when `b` was already claimed.
+  void Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_view> keys, bool first = false);
   // `b` no longer waits here (answered elsewhere, timed out, client gone). No-op when it
   // does not.
   void Remove(const Blocker* b);
   // `key` got a value (added or replaced): noted for ServeReady when someone waits on it.
   void Signal(std::string_view key);
+  // A move across shards that held `key` is over: its other waiters may be served.
+  void Release(std::string_view key);
   bool HasReady() const { return !ready_.empty(); }
 
   size_t keys() const { return by_key_.size(); }
@@ -163,6 +204,8 @@ class WaitingKeys {
   absl::node_hash_map<const Blocker*, Registration> by_blocker_;
   std::vector<std::string> ready_;  // signalled keys, in signal order
   absl::flat_hash_set<std::string> ready_set_;
+  // Keys whose first waiter was handed home to move across shards: the others wait.
+  absl::flat_hash_set<std::string> held_;
   bool serving_ = false;  // ServeReady is on the stack
 };
 

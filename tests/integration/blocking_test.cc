@@ -1,8 +1,9 @@
 // Blocking commands on ringcache alone (1, 2 and 3 threads), where timing and threads
 // matter: timeouts fire on time and in order; a client that disconnects while blocked
 // leaves nothing behind; keys of two shards given data at once serve one waiter exactly
-// once; and a queue workload of many producers and consumers over every shard loses and
-// duplicates nothing (a checker counts each job).
+// once; and queue workloads of many producers and consumers over every shard (sorted
+// sets; lists with BRPOP and BLMOVE across shards) lose and duplicate nothing (a checker
+// counts each job).
 
 #include <poll.h>
 
@@ -219,6 +220,70 @@ TEST_P(BlockingTest, QueueWorkloadLosesAndDuplicatesNothing) {
   EXPECT_EQ(all.size(), size_t(kTotal));
   for (const auto& [job, n] : all) EXPECT_EQ(n, 1) << job;
   for (const std::string& q : queues) EXPECT_EQ(rcc_->Cmd({"EXISTS", q}), ":0");
+  WaitBlocked(0);
+}
+
+// The same with lists, as job queues run: producers LPUSH (pipelined), consumers BRPOP
+// several queues, or move a job with BLMOVE into a processing list of their own (often on
+// another shard) and acknowledge it with RPOP; every job once, nothing left anywhere.
+TEST_P(BlockingTest, ListQueueWorkloadLosesAndDuplicatesNothing) {
+  constexpr int kQueues = 12, kProducers = 4, kConsumers = 6, kJobsPerProducer = 600;
+  constexpr int kTotal = kProducers * kJobsPerProducer;
+  std::vector<std::string> queues;
+  for (int q = 0; q < kQueues; ++q) queues.push_back(absl::StrCat("jobs:", q));
+  std::atomic<int> consumed{0};
+  std::vector<std::map<std::string, int>> seen(kConsumers);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < kProducers + kConsumers; ++i) clients.push_back(NewClient());
+  std::vector<std::thread> workers;
+  for (int c = 0; c < kConsumers; ++c) {
+    workers.emplace_back([&, c] {
+      Client& cl = *clients[size_t(kProducers + c)];
+      const std::string processing = absl::StrCat("processing:", c);
+      for (int round = 0; consumed.load() < kTotal; ++round) {
+        std::string job;
+        if (c % 2 == 0) {
+          Args cmd = {"BRPOP"};
+          for (int j = 0; j < 4; ++j) cmd.push_back(queues[size_t((c + j * 3) % kQueues)]);
+          cmd.push_back("0.5");
+          Client::ReplyPtr r = cl.RawCmd(cmd);
+          ASSERT_TRUE(r);
+          if (r->type == REDIS_REPLY_NIL) continue;
+          ASSERT_EQ(r->type, REDIS_REPLY_ARRAY);
+          job.assign(r->element[1]->str, r->element[1]->len);
+        } else {
+          const std::string& q = queues[size_t((c + round) % kQueues)];
+          Client::ReplyPtr r = cl.RawCmd({"BLMOVE", q, processing, "RIGHT", "LEFT", "0.05"});
+          ASSERT_TRUE(r);
+          if (r->type == REDIS_REPLY_NIL) continue;
+          ASSERT_EQ(r->type, REDIS_REPLY_STRING);
+          job.assign(r->str, r->len);
+          EXPECT_EQ(cl.Cmd({"RPOP", processing}), "$" + job);
+        }
+        ++seen[size_t(c)][job];
+        consumed.fetch_add(1);
+      }
+    });
+  }
+  for (int p = 0; p < kProducers; ++p) {
+    workers.emplace_back([&, p] {
+      Client& cl = *clients[size_t(p)];
+      for (int j = 0; j < kJobsPerProducer; j += 20) {
+        for (int k = j; k < j + 20; ++k) {
+          cl.Append({"LPUSH", queues[size_t((p * 5 + k) % kQueues)], absl::StrCat(p, ":", k)});
+        }
+        for (int k = j; k < j + 20; ++k) EXPECT_EQ(cl.GetReply().substr(0, 1), ":");
+      }
+    });
+  }
+  for (std::thread& t : workers) t.join();
+  std::map<std::string, int> all;
+  for (const auto& m : seen) {
+    for (const auto& [job, n] : m) all[job] += n;
+  }
+  EXPECT_EQ(all.size(), size_t(kTotal));
+  for (const auto& [job, n] : all) EXPECT_EQ(n, 1) << job;
+  EXPECT_EQ(IntCmd(*rcc_, {"DBSIZE"}), 0);
   WaitBlocked(0);
 }
 

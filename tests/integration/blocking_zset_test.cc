@@ -12,65 +12,14 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "tests/integration/fixtures.h"
-#include "tests/integration/polling.h"
+#include "tests/integration/blocking_pairs.h"
 
 namespace rc::it {
 namespace {
 
-struct Pair {
-  std::unique_ptr<RawConn> redis;
-  std::unique_ptr<RawConn> rc;
-};
+class DiffBlockingZSetTest : public DiffBlockingTest {};
 
-class DiffBlockingTest : public DiffTest {
- protected:
-  Pair NewPair() { return Pair{NewRaw(redis_->port()), NewRaw(rc_->port())}; }
-
-  void Send(Pair& p, const Args& cmd) {
-    const std::string bytes = EncodeCommand(cmd);
-    EXPECT_TRUE(p.redis->Send(bytes));
-    EXPECT_TRUE(p.rc->Send(bytes));
-  }
-  // The next `n` replies on both connections, which must match.
-  std::vector<std::string> Read(Pair& p, size_t n, const std::string& what) {
-    std::vector<std::string> want = p.redis->ReadReplies(n);
-    std::vector<std::string> got = p.rc->ReadReplies(n);
-    EXPECT_EQ(got, want) << "replies differ from redis-server: " << what;
-    return got;
-  }
-  std::vector<std::string> SameOn(Pair& p, const Args& cmd, size_t n = 1) {
-    Send(p, cmd);
-    return Read(p, n, Describe(cmd));
-  }
-  // Neither server has answered `p` yet.
-  void Waiting(Pair& p, const std::string& what) {
-    EXPECT_EQ(p.redis->ReadReply(milliseconds(30)), "!TIMEOUT") << "redis: " << what;
-    EXPECT_EQ(p.rc->ReadReply(milliseconds(30)), "!TIMEOUT") << "ringcache: " << what;
-  }
-  // Both servers count `n` blocked clients (so a command sent before has blocked).
-  void Blocked(int64_t n) {
-    EXPECT_TRUE(PollUntil([&] { return IntInfo(*redisc_, "blocked_clients") == n; }));
-    EXPECT_TRUE(PollUntil([&] { return IntInfo(*rcc_, "blocked_clients") == n; }))
-        << "ringcache blocked_clients " << IntInfo(*rcc_, "blocked_clients") << ", want " << n;
-  }
-  static int64_t IntInfo(Client& c, const std::string& field) {
-    return InfoInt(c, "clients", field);
-  }
-  // Blocks `p` with `cmd` and waits until both servers count it.
-  void Block(Pair& p, const Args& cmd, int64_t blocked_after) {
-    Send(p, cmd);
-    Blocked(blocked_after);
-  }
-  // Keys for this many threads: one per shard, and one more on the first shard.
-  std::vector<std::string> SpreadKeys(const std::string& prefix) {
-    std::vector<std::string> keys;
-    for (int s = 0; s < threads(); ++s) keys.push_back(KeysOnShard(prefix, s, threads(), 1)[0]);
-    return keys;
-  }
-};
-
-TEST_P(DiffBlockingTest, ArgumentAndTimeoutErrors) {
+TEST_P(DiffBlockingZSetTest, ArgumentAndTimeoutErrors) {
   Script({{"BZPOPMIN", "z"},
           {"BZPOPMIN", "z", "-1"},
           {"BZPOPMIN", "z", "-0.5"},
@@ -137,7 +86,7 @@ TEST_P(DiffBlockingTest, ArgumentAndTimeoutErrors) {
           {"BZMPOP", "-1", "1", "s", "MIN"}});
 }
 
-TEST_P(DiffBlockingTest, ImmediateAnswers) {
+TEST_P(DiffBlockingZSetTest, ImmediateAnswers) {
   const std::vector<std::string> k = SpreadKeys("imm");
   Script({{"ZADD", k.back(), "1", "a", "2", "b", "3", "c"},
           {"ZADD", k.front(), "5", "x", "6", "y"},
@@ -158,7 +107,7 @@ TEST_P(DiffBlockingTest, ImmediateAnswers) {
           {"ZRANGE", k.back(), "0", "-1", "WITHSCORES"}});
 }
 
-TEST_P(DiffBlockingTest, InsideMultiNothingWaits) {
+TEST_P(DiffBlockingZSetTest, InsideMultiNothingWaits) {
   const std::vector<std::string> k = SpreadKeys("multi");
   Script({{"MULTI"},
           {"BZPOPMIN", "nokey", "0"},
@@ -179,7 +128,7 @@ TEST_P(DiffBlockingTest, InsideMultiNothingWaits) {
           {"EXEC"}});
 }
 
-TEST_P(DiffBlockingTest, WaitersServedInOrder) {
+TEST_P(DiffBlockingZSetTest, WaitersServedInOrder) {
   Pair w1 = NewPair(), w2 = NewPair(), w3 = NewPair(), pusher = NewPair();
   Block(w1, {"BZPOPMIN", "q", "0"}, 1);
   Block(w2, {"BZPOPMAX", "q", "other", "0"}, 2);
@@ -196,7 +145,7 @@ TEST_P(DiffBlockingTest, WaitersServedInOrder) {
   Blocked(0);
 }
 
-TEST_P(DiffBlockingTest, ManyKeysAcrossShards) {
+TEST_P(DiffBlockingZSetTest, ManyKeysAcrossShards) {
   const std::vector<std::string> k = SpreadKeys("many");
   Pair w = NewPair(), pusher = NewPair();
   Args cmd = {"BZPOPMIN"};
@@ -213,7 +162,7 @@ TEST_P(DiffBlockingTest, ManyKeysAcrossShards) {
   Blocked(0);
 }
 
-TEST_P(DiffBlockingTest, PipelineBehindABlockedCommand) {
+TEST_P(DiffBlockingZSetTest, PipelineBehindABlockedCommand) {
   Pair w = NewPair(), pusher = NewPair();
   // The commands after a blocked one wait, unparsed, until it is answered.
   Send(w, {"BZPOPMIN", "p", "0"});
@@ -232,7 +181,7 @@ TEST_P(DiffBlockingTest, PipelineBehindABlockedCommand) {
   Read(w, 1, "served before the pop");
 }
 
-TEST_P(DiffBlockingTest, PushInsideMultiWakesAtExec) {
+TEST_P(DiffBlockingZSetTest, PushInsideMultiWakesAtExec) {
   Pair w = NewPair(), other = NewPair();
   Block(w, {"BZPOPMIN", "t", "0"}, 1);
   SameOn(other, {"MULTI"});
@@ -256,7 +205,7 @@ TEST_P(DiffBlockingTest, PushInsideMultiWakesAtExec) {
   Read(w, 1, "first signalled key");
 }
 
-TEST_P(DiffBlockingTest, ClientUnblockAndIntrospection) {
+TEST_P(DiffBlockingZSetTest, ClientUnblockAndIntrospection) {
   Pair w1 = NewPair(), w2 = NewPair(), w3 = NewPair();
   // Client ids differ between the servers: read each side's own.
   auto id_of = [](RawConn& c) {
@@ -295,7 +244,7 @@ TEST_P(DiffBlockingTest, ClientUnblockAndIntrospection) {
   SameOn(w2, {"ZADD", "u", "1", "a"});
 }
 
-TEST_P(DiffBlockingTest, WatchAndKeyspaceEvents) {
+TEST_P(DiffBlockingZSetTest, WatchAndKeyspaceEvents) {
   Pair w = NewPair(), watcher = NewPair(), sub = NewPair(), pusher = NewPair();
   Same({"CONFIG", "SET", "notify-keyspace-events", "KEA"});
   SameOn(sub, {"PSUBSCRIBE", "__keyevent@0__:zpop*", "__keyevent@0__:del"});
@@ -312,7 +261,7 @@ TEST_P(DiffBlockingTest, WatchAndKeyspaceEvents) {
   SameOn(sub, {"PING", "sync"});
 }
 
-TEST_P(DiffBlockingTest, TimeoutReplies) {
+TEST_P(DiffBlockingZSetTest, TimeoutReplies) {
   // RESP3's null and doubles: test_blocking_py.py.
   Pair w = NewPair();
   SameOn(w, {"BZPOPMIN", "none", "0.05"});
@@ -323,7 +272,7 @@ TEST_P(DiffBlockingTest, TimeoutReplies) {
   SameOn(w, {"BZMPOP", "0.05", "1", "r3", "MIN", "COUNT", "3"});
 }
 
-INSTANTIATE_TEST_SUITE_P(Threads, DiffBlockingTest, ::testing::Values(1, 2, 3), ThreadsName);
+INSTANTIATE_TEST_SUITE_P(Threads, DiffBlockingZSetTest, ::testing::Values(1, 2, 3), ThreadsName);
 
 }  // namespace
 }  // namespace rc::it

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "shard/command/blocking_call.h"
-#include "shard/families/blocking/mpop_args.h"
+#include "shard/families/blocking/blocking_args.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
@@ -66,15 +66,12 @@ const std::shared_ptr<const BlockingOp>& SingleOp() {
   return op;
 }
 
-ArgList KeysBeforeTimeout(ArgList args) { return args.subspan(1, args.size() - 2); }
-
 // Inside EXEC, all keys on one shard: the timeout is still checked, nothing waits.
 template <bool kMax>
 void BZPopNow(ShardCmd& cmd) {
   int64_t deadline = 0;
-  std::string_view error;
-  if (!ParseBlockTimeout(cmd.args.back(), cmd.shard.NowMs(), &deadline, &error)) {
-    return cmd.reply.Error(error);
+  if (!ParseTimeoutArg(cmd.args, cmd.args.size() - 1, cmd.shard.NowMs(), cmd.reply, &deadline)) {
+    return;
   }
   PopOrNothing(cmd, *SingleOp<kMax>(), KeysBeforeTimeout(cmd.args));
 }
@@ -82,10 +79,8 @@ void BZPopNow(ShardCmd& cmd) {
 template <bool kMax>
 void BZPop(CoordCmd& cmd) {
   int64_t deadline = 0;
-  std::string_view error;
-  if (!ParseBlockTimeout(cmd.args.back(), cmd.server.clock->NowUnixMillis(), &deadline, &error)) {
-    return cmd.reply.Error(error);
-  }
+  const int64_t now = cmd.server.clock->NowUnixMillis();
+  if (!ParseTimeoutArg(cmd.args, cmd.args.size() - 1, now, cmd.reply, &deadline)) return;
   BlockOn(cmd, SingleOp<kMax>(), KeysBeforeTimeout(cmd.args), deadline, /*may_block=*/true);
 }
 
@@ -99,12 +94,9 @@ void ZMPop(CoordCmd& cmd) {
     return cmd.reply.Error(error);
   }
   int64_t deadline = 0;
-  if constexpr (kBlock) {
-    std::string_view timeout_error;
-    if (!ParseBlockTimeout(cmd.args[1], cmd.server.clock->NowUnixMillis(), &deadline,
-                           &timeout_error)) {
-      return cmd.reply.Error(timeout_error);
-    }
+  if (kBlock &&
+      !ParseTimeoutArg(cmd.args, 1, cmd.server.clock->NowUnixMillis(), cmd.reply, &deadline)) {
+    return;
   }
   BlockOn(cmd, std::make_shared<const ZPopOp>(a.second, a.count, /*nested=*/true), a.keys, deadline,
           /*may_block=*/kBlock);

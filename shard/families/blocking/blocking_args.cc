@@ -1,8 +1,17 @@
-#include "shard/families/blocking/mpop_args.h"
+#include "shard/families/blocking/blocking_args.h"
 
 #include "shard/command/arg_parser.h"
+#include "shard/command/blocking_call.h"
 
 namespace rc {
+
+bool ParseTimeoutArg(ArgList args, size_t pos, int64_t now_ms, ReplyBuilder& reply,
+                     int64_t* deadline_ms) {
+  std::string_view error;
+  if (ParseBlockTimeout(args[pos], now_ms, deadline_ms, &error)) return true;
+  reply.Error(error);
+  return false;
+}
 
 bool ParseMPop(ArgList args, size_t numkeys_idx, std::string_view first, std::string_view second,
                MPopArgs* out, std::string* error) {
