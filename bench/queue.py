@@ -62,6 +62,8 @@ def run_load(args, port):
             "--samples", str(args.samples)]
     if args.zset:
         argv.append("--zset")
+    if args.tagged:
+        argv.append("--tagged")
     out = subprocess.run(pinned(args.client_cpus, argv), capture_output=True, text=True,
                          timeout=args.seconds + 120)
     fields = dict(re.findall(r"(\w+)=([\d.]+)", out.stdout))
@@ -85,6 +87,8 @@ def main():
     p.add_argument("--samples", type=int, default=2000, help="wake-up latency samples")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--zset", action="store_true", help="ZADD / BZPOPMIN instead of lists")
+    p.add_argument("--tagged", action="store_true",
+                   help="each consumer's queues under one hash tag (one shard)")
     p.add_argument("--server-cpus", default="", help="taskset list for both servers")
     p.add_argument("--client-cpus", default="", help="taskset list for queue_load")
     args = p.parse_args()

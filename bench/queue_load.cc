@@ -14,7 +14,7 @@
 //               latency (same host, CLOCK_MONOTONIC on both ends).
 //
 //   queue_load --port 6379 --queues 100 --producers 10 --consumers 40 --pipeline 16
-//              --seconds 5 [--zset] [--samples 2000]
+//              --seconds 5 [--zset] [--tagged] [--samples 2000]
 //
 // Prints one line of key=value pairs: jobs, jobs_per_sec, lost, duplicated, and the
 // wake-up latency p50/p99/max in microseconds. Exit status 1 on an error, or when a job
@@ -54,6 +54,9 @@ struct Options {
   double seconds = 5;
   int samples = 2000;
   bool zset = false;  // ZADD / BZPOPMIN instead of LPUSH / BRPOP
+  // Each consumer's queues under one hash tag, so they share a shard (as Redis Cluster
+  // requires of a multi-key BRPOP); else named queue:<n>, spread over every shard.
+  bool tagged = false;
 };
 
 int64_t NowNs() {
@@ -163,7 +166,14 @@ class Conn {
   size_t pos_ = 0;
 };
 
-std::string Queue(int q) { return "queue:" + std::to_string(q); }
+int g_consumers = 1;
+bool g_tagged = false;
+
+// Queue q is consumer (q % consumers)'s.
+std::string Queue(int q) {
+  if (!g_tagged) return "queue:" + std::to_string(q);
+  return "{c" + std::to_string(q % g_consumers) + "}:queue:" + std::to_string(q);
+}
 
 // A job is "<producer>:<seq>:<send ns>"; ids are producer << 32 | seq.
 uint64_t JobId(std::string_view job, int64_t* sent_ns) {
@@ -283,10 +293,14 @@ int main(int argc, char** argv) {
       o.samples = std::stoi(next());
     } else if (a == "--zset") {
       o.zset = true;
+    } else if (a == "--tagged") {
+      o.tagged = true;
     } else {
       Die("unknown option " + a);
     }
   }
+  g_consumers = o.consumers;
+  g_tagged = o.tagged;
   {
     Conn c(o.port);
     c.Send(Encode({"FLUSHALL"}));

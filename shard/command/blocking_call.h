@@ -10,6 +10,8 @@
 //     └─ keys on several shards: the multi-shard locks (multi_shard.h) hold every key
 //        while each shard reports what it has; the first key in argument order with data
 //        is popped, or every shard queues the command before the locks go
+//   (BLMOVE with its destination on another shard: MoveAcross, under both keys' locks,
+//   also each time the source's shard hands the waiter back: Notified)
 //   then, until answered, the connection reads nothing more (its pipelined commands
 //   wait in order) and the call ends exactly once, whoever claims it (Blocker::Claim):
 //     ├─ a key's shard serves it ──────────▶ Served(reply)
