@@ -247,6 +247,8 @@ LuaEngine::LuaEngine(ScriptRegistry& registry, uint32_t shard)
   client_.authenticated = true;
   client_.addr = "lua";
   client_.id = UINT64_MAX;
+  // BZMPOP and BLMPOP may run from a script, never waiting (Redis's CLIENT_DENY_BLOCKING).
+  client_.deny_blocking = true;
   Open();
 }
 

@@ -97,6 +97,21 @@ TEST_P(DiffBlockingListTest, InsideMultiNothingWaits) {
           {"EXISTS", a, b}});
 }
 
+TEST_P(DiffBlockingListTest, FromScriptsNothingWaits) {
+  // Blocking pops other than BLMPOP and BZMPOP are refused in scripts (noscript).
+  Same({"EVAL", "return redis.call('BLPOP', KEYS[1], '0')", "1", "nokey"});
+  // BLMPOP and BZMPOP run from a script as their non-blocking form. (With several threads
+  // the scripting layer refuses commands whose keys follow numkeys as needing every
+  // shard: docs/SCRIPTING.md.)
+  if (threads() > 1) return;
+  Script(
+      {{"EVAL", "return redis.call('BLMPOP', '0', '1', KEYS[1], 'LEFT')", "1", "nokey"},
+       {"EVAL", "return redis.call('BZMPOP', '0', '1', KEYS[1], 'MIN')", "1", "nokey"},
+       {"RPUSH", "l", "a", "b"},
+       {"EVAL", "return redis.call('BLMPOP', '0', '1', KEYS[1], 'RIGHT', 'COUNT', '5')", "1", "l"},
+       {"EXISTS", "l"}});
+}
+
 TEST_P(DiffBlockingListTest, WaitersServedInOrder) {
   Pair w1 = NewPair(), w2 = NewPair(), w3 = NewPair(), w4 = NewPair(), pusher = NewPair();
   Block(w1, {"BRPOP", "q", "0"}, 1);
