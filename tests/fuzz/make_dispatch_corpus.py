@@ -21,12 +21,26 @@ WORDS = ["NX", "XX", "GT", "LT", "CH", "INCR", "EX", "PX", "EXAT", "PXAT", "KEEP
          "STORE", "ALPHA", "SET", "GETNAME", "ID", "SETNAME", "NUMSUB", "CHANNELS", "INFO",
          "requirepass", "notify-keyspace-events", "KEA", "Ex", "hz", "timeout", "maxclients",
          "proto-max-bulk-len", "client-output-buffer-limit", "normal 1 1 1", "yes", "no"]
+SCRIPTS = [
+    "return redis.call('GET', KEYS[1])",
+    "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n",
+    "return redis.call('SET', KEYS[1], ARGV[1], 'GET')",
+    "return redis.call('MSET', KEYS[1], 1, KEYS[2], 2)",
+    "return redis.pcall(unpack(ARGV))",
+    "return {KEYS[1], ARGV[1], 1.5, true, false, {ok='OK'}, {err='E x'}}",
+    "redis.setresp(3) return redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES')",
+    "return redis.call('GET', 'k2')",
+    "return redis.call('KEYS', '*')",
+    "#!lua flags=no-writes\nreturn redis.call('SET', KEYS[1], 1)",
+    "return cjson.encode({KEYS, ARGV}) .. cmsgpack.pack(ARGV)",
+    "error('oops')",
+    "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f"]
 SUBSCRIBE = {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ssubscribe",
              "sunsubscribe"}
 
 
 def arg(a):
-    for kind, table in ((0, KEYS), (2, NUMBERS), (3, WORDS)):
+    for kind, table in ((0, KEYS), (2, NUMBERS), (3, WORDS + SCRIPTS)):
         if a in table:
             return bytes([kind, table.index(a)])
     if set(a) == {"v"} and len(a) < 256:
@@ -85,6 +99,14 @@ SEEDS = [
     [["COMMAND", "INFO", "k"], ["COMMAND", "COUNT"], ["TIME"], ["SELECT", "0"]],
     [["INFO"], ["PING", "k"], ["QUIT"], ["RESET"]],
     [["AUTH", "k"], ["AUTH", "default", "k"], ["HELLO"]],
+    [["EVAL", SCRIPTS[0], "1", "k"], ["EVALSHA", SCRIPTS[-1], "1", "k"],
+     ["SCRIPT", "EXISTS", SCRIPTS[-1]], ["SCRIPT", "FLUSH", "ASYNC"], ["EVALSHA", SCRIPTS[-1], "0"]],
+    [["EVAL", SCRIPTS[1], "1", "k", "10"], ["EVAL_RO", SCRIPTS[9], "1", "{t}a"],
+     ["EVAL", SCRIPTS[4], "0", "SET", "k", "v"], ["EVAL", SCRIPTS[5], "1", "z", "v"]],
+    [["MULTI"], ["EVAL", SCRIPTS[3], "2", "{t}a", "{t}b"], ["EVAL", SCRIPTS[2], "1", "k", "v"],
+     ["EXEC"]],
+    [["SCRIPT", "LOAD", SCRIPTS[11]], ["EVAL", SCRIPTS[8], "0"], ["EVAL", SCRIPTS[7], "1", "k"],
+     ["EVAL", SCRIPTS[6], "1", "z"], ["EVAL", SCRIPTS[10], "0", "v"]],
 ]
 
 

@@ -25,6 +25,7 @@
 #include "shard/command/reply_sink.h"
 #include "shard/families/families.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/scripting/script_registry.h"
 #include "shard/server/server_state.h"
 #include "timers/clock.h"
 
@@ -94,9 +95,11 @@ class ShardHarness final : public Waker {
       : table_(BuildCommandTable()),
         shards_(threads, &server_),
         dispatcher_(table_, shards_, server_),
+        scripts_(shards_, server_, table_),
         wake_(threads) {
     server_.clock = &clock_;
     server_.commands = &table_;
+    server_.scripts = &scripts_;
     for (size_t i = 0; i < threads; ++i) {
       wake_[i] = std::make_unique<WakeState>();
       threads_.emplace_back([this, i] { Loop(uint32_t(i)); });
@@ -280,6 +283,7 @@ class ShardHarness final : public Waker {
   CommandTable table_;
   ShardSet shards_;
   Dispatcher dispatcher_;
+  ScriptRegistry scripts_;  // the threads' Lua engines, destroyed after the threads stop
   std::vector<std::unique_ptr<WakeState>> wake_;
   std::vector<std::thread> threads_;
   std::atomic<bool> stop_{false};
