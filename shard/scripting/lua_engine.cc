@@ -5,6 +5,7 @@
 
 #include "core/strings.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/script_registry.h"
 
@@ -257,7 +258,8 @@ LuaEngine::~LuaEngine() {
 }
 
 void LuaEngine::Open() {
-  L_ = luaL_newstate();
+  L_ = lua_newstate(LuaHeap::Alloc, &heap_);
+  if (L_ == nullptr) L_ = luaL_newstate();  // LuaJIT without GC64 takes no allocator
   lua_State* L = L_;
   OpenLib(L, luaopen_base, "");
   OpenLib(L, luaopen_table, LUA_TABLIBNAME);
@@ -336,9 +338,12 @@ void LuaEngine::DropIfFlushed() {
   lua_gc(L_, LUA_GCCOLLECT, 0);
 }
 
-bool LuaEngine::Load(const std::string& sha, std::string_view body, std::string* error) {
+bool LuaEngine::Load(std::string_view sha, std::string_view body, Script* out, std::string* error) {
   DropIfFlushed();
-  if (scripts_.contains(sha)) return true;
+  if (auto it = scripts_.find(absl::string_view(sha.data(), sha.size())); it != scripts_.end()) {
+    *out = it->second;
+    return true;
+  }
   uint32_t flags = 0;
   size_t skip = 0;
   if (!ParseShebang(body, &flags, &skip, error)) return false;
@@ -348,29 +353,28 @@ bool LuaEngine::Load(const std::string& sha, std::string_view body, std::string*
     lua_pop(L_, 1);
     return false;
   }
-  scripts_.emplace(sha, Compiled{luaL_ref(L_, LUA_REGISTRYINDEX), flags});
+  *out = Script{luaL_ref(L_, LUA_REGISTRYINDEX), flags};
+  scripts_.emplace(std::string(sha), *out);
   return true;
 }
 
-bool LuaEngine::Ensure(const std::string& sha, std::string* error) {
+bool LuaEngine::Find(std::string_view sha, Script* out, std::string* error) {
   DropIfFlushed();
-  if (scripts_.contains(sha)) return true;
+  if (auto it = scripts_.find(absl::string_view(sha.data(), sha.size())); it != scripts_.end()) {
+    *out = it->second;
+    return true;
+  }
   std::string body;
   if (!registry_.Find(sha, &body)) {
     *error = "NOSCRIPT No matching script. Please use EVAL.";
     return false;
   }
-  return Load(sha, body, error);
+  return Load(sha, body, out, error);
 }
 
 void LuaEngine::Abandon(std::unique_ptr<ReplySink> sink) {
   // Few commands ever get here (a fan-out called from a script); keep them all.
   abandoned_.push_back(std::move(sink));
-}
-
-uint32_t LuaEngine::FlagsOf(const std::string& sha) const {
-  auto it = scripts_.find(sha);
-  return it == scripts_.end() ? 0 : it->second.flags;
 }
 
 namespace {
@@ -410,9 +414,8 @@ std::string ScriptError(lua_State* L, std::string_view sha) {
 
 }  // namespace
 
-void LuaEngine::Run(ScriptRun& run, ReplyBuilder& reply) {
+void LuaEngine::Run(const Script& script, ScriptRun& run, ReplyBuilder& reply) {
   lua_State* L = L_;
-  auto it = scripts_.find(std::string(run.sha));
   ScriptRun* outer = current_;
   current_ = &run;
   lua_rawgeti(L, LUA_REGISTRYINDEX, handler_ref_);
@@ -421,7 +424,7 @@ void LuaEngine::Run(ScriptRun& run, ReplyBuilder& reply) {
   SetStrings(L, handler + 1, "KEYS", run.keys);
   SetStrings(L, handler + 1, "ARGV", run.argv);
   lua_pop(L, 1);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, it->second.ref);
+  lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
   if (lua_pcall(L, 0, 1, handler) != 0) {
     reply.Error(ScriptError(L, run.sha));
     lua_pop(L, 1);

@@ -25,7 +25,11 @@
 #include "shard/command/client_state.h"
 #include "shard/command/command.h"
 #include "shard/command/reply_sink.h"
-#include "shard/scripting/lua.h"
+#include "shard/scripting/lua_heap.h"
+
+// The Lua API (shard/scripting/lua.h) stays inside shard/scripting: only its .cc files
+// see which Lua is built in.
+struct lua_State;
 
 namespace rc {
 
@@ -69,16 +73,20 @@ class LuaEngine {
   LuaEngine(const LuaEngine&) = delete;
   LuaEngine& operator=(const LuaEngine&) = delete;
 
+  // A script compiled on this thread: its function (in the Lua registry) and its shebang
+  // flags.
+  struct Script {
+    int ref = 0;
+    uint32_t flags = 0;
+  };
   // Compiles `body` under `sha` unless this thread has it already. False with the error
   // reply's text (no leading '-').
-  bool Load(const std::string& sha, std::string_view body, std::string* error);
-  // Whether this thread has `sha` compiled, or the registry has its body (then compiled
-  // now). False: NOSCRIPT.
-  bool Ensure(const std::string& sha, std::string* error);
-  // The shebang flags of a script Load or Ensure made ready.
-  uint32_t FlagsOf(const std::string& sha) const;
-  // Runs the compiled script `run.sha` and writes its reply.
-  void Run(ScriptRun& run, ReplyBuilder& reply);
+  bool Load(std::string_view sha, std::string_view body, Script* out, std::string* error);
+  // The script `sha` (lowercase hex): compiled here already, or compiled now from the
+  // registry's body. False: NOSCRIPT, or the body's compile error.
+  bool Find(std::string_view sha, Script* out, std::string* error);
+  // Runs `script` (which Load or Find gave for run.sha) and writes its reply.
+  void Run(const Script& script, ScriptRun& run, ReplyBuilder& reply);
 
   lua_State* state() { return L_; }
   ScriptRegistry& registry() { return registry_; }
@@ -93,21 +101,18 @@ class LuaEngine {
   void Abandon(std::unique_ptr<ReplySink> sink);
 
  private:
-  struct Compiled {
-    int ref;  // the function, in the Lua registry
-    uint32_t flags;
-  };
   void Open();
   void DropIfFlushed();
 
   ScriptRegistry& registry_;
   ShardThread& thread_;
+  LuaHeap heap_;  // outlives L_
   lua_State* L_ = nullptr;
   int globals_ref_ = 0;  // the real globals table (scripts see a read-only proxy)
   int handler_ref_ = 0;  // the error handler
   uint64_t generation_ = 0;
   int gc_count_ = 0;
-  absl::flat_hash_map<std::string, Compiled> scripts_;
+  absl::flat_hash_map<std::string, Script> scripts_;
   ScriptRun* current_ = nullptr;
   ClientState client_;
   std::string scratch_;

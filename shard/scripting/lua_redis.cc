@@ -10,6 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "core/strings.h"
 #include "shard/command/command.h"
+#include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_call.h"

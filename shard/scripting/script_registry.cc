@@ -10,15 +10,15 @@ ScriptRegistry::ScriptRegistry(ShardSet& shards, ServerState& server, const Comm
 
 ScriptRegistry::~ScriptRegistry() = default;
 
-void ScriptRegistry::Add(const std::string& sha, std::string_view body) {
+void ScriptRegistry::Add(std::string_view sha, std::string_view body) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto [it, added] = bodies_.try_emplace(sha, body);
+  auto [it, added] = bodies_.try_emplace(std::string(sha), body);
   if (added) bytes_ += body.size() + sha.size();
 }
 
 bool ScriptRegistry::Find(std::string_view sha, std::string* body) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = bodies_.find(std::string(sha));
+  auto it = bodies_.find(absl::string_view(sha.data(), sha.size()));
   if (it == bodies_.end()) return false;
   *body = it->second;
   return true;
@@ -26,7 +26,7 @@ bool ScriptRegistry::Find(std::string_view sha, std::string* body) const {
 
 bool ScriptRegistry::Exists(std::string_view sha) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return bodies_.contains(std::string(sha));
+  return bodies_.contains(absl::string_view(sha.data(), sha.size()));
 }
 
 void ScriptRegistry::Flush() {

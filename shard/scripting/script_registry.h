@@ -36,7 +36,7 @@ class ScriptRegistry {
   ~ScriptRegistry();
 
   // Any thread.
-  void Add(const std::string& sha, std::string_view body);
+  void Add(std::string_view sha, std::string_view body);
   bool Find(std::string_view sha, std::string* body) const;
   bool Exists(std::string_view sha) const;
   // SCRIPT FLUSH: forgets every script; engines notice through generation().

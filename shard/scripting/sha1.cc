@@ -48,7 +48,7 @@ void Block(uint32_t h[5], const uint8_t* p) {
 
 }  // namespace
 
-std::string Sha1Hex(std::string_view data) {
+std::string_view Sha1Hex(std::string_view data, char (&out)[40]) {
   uint32_t h[5] = {0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0};
   const auto* p = reinterpret_cast<const uint8_t*>(data.data());
   size_t n = data.size();
@@ -64,13 +64,25 @@ std::string Sha1Hex(std::string_view data) {
   Block(h, tail);
   if (tail_len == 128) Block(h, tail + 64);
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string out(40, '0');
   for (int i = 0; i < 20; ++i) {
     const uint8_t byte = uint8_t(h[i / 4] >> (24 - 8 * (i % 4)));
     out[2 * i] = kHex[byte >> 4];
     out[2 * i + 1] = kHex[byte & 15];
   }
-  return out;
+  return std::string_view(out, 40);
+}
+
+std::string Sha1Hex(std::string_view data) {
+  char hex[40];
+  return std::string(Sha1Hex(data, hex));
+}
+
+std::string_view LowerSha(std::string_view sha, char (&out)[40]) {
+  for (size_t i = 0; i < 40; ++i) {
+    const char c = sha[i];
+    out[i] = c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c;
+  }
+  return std::string_view(out, 40);
 }
 
 }  // namespace rc

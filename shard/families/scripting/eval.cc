@@ -51,20 +51,20 @@ void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyB
   int64_t numkeys = 0;
   std::string_view bad;
   if (!NumKeys(args, &numkeys, &bad)) return reply.Error(bad);
-  std::string sha;
+  char hex[40];
+  std::string_view sha;
   std::string error;
+  LuaEngine::Script script;
   if (kind & kBySha) {
-    sha = std::string(args[1]);
-    for (char& c : sha) c = char(std::tolower(static_cast<unsigned char>(c)));
-    if (sha.size() != 40 || !engine.Ensure(sha, &error)) {
-      return reply.Error(sha.size() != 40 ? script_err::kNoScript : std::string_view(error));
-    }
+    if (args[1].size() != 40) return reply.Error(script_err::kNoScript);
+    sha = LowerSha(args[1], hex);
+    if (!engine.Find(sha, &script, &error)) return reply.Error(error);
   } else {
-    sha = Sha1Hex(args[1]);
-    if (!engine.Load(sha, args[1], &error)) return reply.Error(error);
+    sha = Sha1Hex(args[1], hex);
+    if (!engine.Load(sha, args[1], &script, &error)) return reply.Error(error);
     engine.registry().Add(sha, args[1]);
   }
-  const uint32_t flags = engine.FlagsOf(sha);
+  const uint32_t flags = script.flags;
   const bool compat = flags & kScriptEvalCompat;
   if ((kind & kReadOnly) && !compat && !(flags & kScriptNoWrites)) {
     return reply.Error(script_err::kWriteFromRo);
@@ -83,7 +83,7 @@ void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyB
     if (!compat) return reply.Error(err::kOom);
     run.oom_at_start = true;
   }
-  engine.Run(run, reply);
+  engine.Run(script, run, reply);
 }
 
 // The script of an EVAL leaving for a shard is registered before it leaves: the
@@ -145,9 +145,11 @@ void ScriptExists(CoordCmd& cmd) {
 void ScriptLoad(CoordCmd& cmd) {
   if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
   LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
-  const std::string sha = Sha1Hex(cmd.args[2]);
+  char hex[40];
+  const std::string_view sha = Sha1Hex(cmd.args[2], hex);
   std::string error;
-  if (!engine.Load(sha, cmd.args[2], &error)) return cmd.reply.Error(error);
+  LuaEngine::Script script;
+  if (!engine.Load(sha, cmd.args[2], &script, &error)) return cmd.reply.Error(error);
   cmd.server.scripts->Add(sha, cmd.args[2]);
   cmd.reply.Bulk(sha);
 }
