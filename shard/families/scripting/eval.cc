@@ -94,7 +94,8 @@ void RegisterBeforeHop(ShardThread& self, ServerState& server, ArgList args) {
   const std::string sha = Sha1Hex(args[1]);
   if (server.scripts->Exists(sha)) return;
   std::string error;
-  if (server.scripts->engine(self.id()).Load(sha, args[1], &error)) {
+  LuaEngine::Script script;
+  if (server.scripts->engine(self.id()).Load(sha, args[1], &script, &error)) {
     server.scripts->Add(sha, args[1]);
   }
 }
