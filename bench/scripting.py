@@ -13,6 +13,12 @@ Servers alternate within every round and run pinned to --server-cpu, the clients
   lock     redis-py's Lock from --clients clients (threads spread over --procs
            processes), each taking and releasing its own lock in a loop: a SET NX PX and
            an EVALSHA of redis-py's release script per round trip; locks/s and CPU us.
+  multi    redis-benchmark, 50 clients at -P 16: EVALSHA of a script moving an amount
+           between four counters drawn from --range (DECRBY, INCRBY, DECRBY, INCRBY),
+           --requests / 5 calls. With ringcache --multi-threads threads too (server
+           "rc-<N>t"): its four keys then span shards (all on one with probability
+           3/81 at 3 threads), so it runs under the multi-shard locks
+           (docs/SCRIPTING.md).
 """
 
 import argparse
@@ -36,6 +42,13 @@ LOOP = ("local t, s = {}, 0 for i = 1, 1000 do t[i % 16 + 1] = i s = s + (t[i % 
         "return s")
 
 
+# Four keys, one command on each.
+TRANSFER4 = ("local a = redis.call('DECRBY', KEYS[1], ARGV[1]) "
+             "local b = redis.call('INCRBY', KEYS[2], ARGV[1]) "
+             "local c = redis.call('DECRBY', KEYS[3], ARGV[1]) "
+             "local d = redis.call('INCRBY', KEYS[4], ARGV[1]) return a + b + c + d")
+
+
 def evalsha(server, args):
     sha = cli(server.port, "script", "load", LIMITER).strip()
     assert len(sha) == 40, sha
@@ -47,6 +60,13 @@ def loop(server, args):
     sha = cli(server.port, "script", "load", LOOP).strip()
     return bench_command(server, ["EVALSHA", sha, "0"], args.requests // 10, args.range, 16,
                          args.client_cpu)
+
+
+def multi(server, args):
+    sha = cli(server.port, "script", "load", TRANSFER4).strip()
+    keys = ["c%d:__rand_int__" % i for i in range(4)]
+    return bench_command(server, ["EVALSHA", sha, "4"] + keys + ["1"], args.requests // 5,
+                         args.range, 16, args.client_cpu)
 
 
 def incr(server, args):
@@ -96,7 +116,7 @@ def lock(server, args):
     return total / elapsed, used / total * 1e6
 
 
-BENCHES = {"evalsha": evalsha, "incr": incr, "loop": loop, "lock": lock}
+BENCHES = {"evalsha": evalsha, "incr": incr, "loop": loop, "lock": lock, "multi": multi}
 
 
 def main():
@@ -113,19 +133,29 @@ def main():
     ap.add_argument("--clients", type=int, default=50, help="lock clients")
     ap.add_argument("--procs", type=int, default=5, help="processes the lock clients use")
     ap.add_argument("--seconds", type=float, default=5, help="per lock run")
-    ap.add_argument("benches", nargs="*", default=["evalsha", "incr", "loop", "lock"])
+    ap.add_argument("--multi-threads", type=int, default=3,
+                    help="threads of the extra ringcache that runs `multi` over shards")
+    ap.add_argument("benches", nargs="*",
+                    default=["evalsha", "incr", "loop", "lock", "multi"])
     args = ap.parse_args()
 
     names = ["redis", "ringcache"] + (["luajit"] if args.luajit else [])
+    sharded = "rc-%dt" % args.multi_threads
+    if "multi" in args.benches and args.multi_threads > 1:
+        names.append(sharded)
     results = {}  # (server, bench) -> [(per second, cpu us)]
     for rnd in range(args.rounds):
         for name in (names if rnd % 2 == 0 else names[::-1]):
             server_args = copy.copy(args)
             if name == "luajit":
                 server_args.ringcache = args.luajit
+            if name == sharded:
+                server_args.threads = args.multi_threads
             server = start(name, server_args)
             try:
                 for b in args.benches:
+                    if name == sharded and b != "multi":
+                        continue
                     r = BENCHES[b](server, args)
                     results.setdefault((name, b), []).append(r)
                     print(f"round {rnd + 1} {name:9s} {b:8s} {r[0]:>10.0f}/s "
@@ -140,6 +170,8 @@ def main():
         rd = results[("redis", b)]
         rd_n, rd_c = statistics.median(x[0] for x in rd), statistics.median(x[1] for x in rd)
         for name in names:
+            if (name, b) not in results:
+                continue
             r = results[(name, b)]
             n, c = statistics.median(x[0] for x in r), statistics.median(x[1] for x in r)
             print(f"{b:8s} {name:9s} {n:10.0f} {n / rd_n:6.2f}   {c:7.2f} {c / rd_c:6.2f}")

@@ -88,7 +88,11 @@ struct ClientState {
   // than keeping a map up to date.
   std::vector<absl::Span<const uint64_t>> locking_keys;
   int locking_whole = 0;  // whole-shard commands (FLUSHALL, KEYS, DBSIZE) still locking
-  bool Locking() const { return locking_whole > 0 || !locking_keys.empty(); }
+  // Scripts of this connection running over several shards (shard/scripting/
+  // script_task.h): they may touch keys they did not declare, so every later command
+  // that names a key waits for them, as for a whole-shard lock.
+  int scripts_running = 0;
+  bool Locking() const { return locking_whole > 0 || scripts_running > 0 || !locking_keys.empty(); }
 
   // Pub/sub: while a RESP2 client has any subscription it may only (un)subscribe, PING,
   // QUIT and RESET.

@@ -61,7 +61,7 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   // Keys beyond the row's triple (ZUNIONSTORE's follow numkeys) are not known here: such
   // coordinator-only rows wait for everything too.
   if (spec->on_shard == nullptr) return true;
-  if (client.locking_whole > 0) return true;
+  if (client.locking_whole > 0 || client.scripts_running > 0) return true;
   const KeySpan keys = spec->KeysFor(args);
   for (size_t i = keys.first; i <= keys.last; i += keys.step) {
     const uint64_t h = HashKey(args[i]);

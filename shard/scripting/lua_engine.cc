@@ -7,6 +7,7 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
+#include "shard/scripting/lua_yield.h"
 #include "shard/scripting/script_registry.h"
 
 extern "C" int luaopen_cjson(lua_State* L);
@@ -19,6 +20,8 @@ namespace {
 constexpr const char* kReadonlyErr = "Attempt to modify a readonly table";
 // Redis collects garbage in steps of this many scripts (LUA_GC_CYCLE_PERIOD).
 constexpr int kGcPeriod = 50;
+// The registry field holding the engine, for hooks (which get no upvalues).
+constexpr const char* kEngineKey = "rc.engine";
 
 // Redis's rand.c: drand48's generator, state X = 0x1234ABCD330E until seeded.
 struct Rand48 {
@@ -98,44 +101,58 @@ int GuardedCall(lua_State* L) {
   return lua_gettop(L);
 }
 
-// The error handler every script runs under (Redis's __redis__err__handler): turns the
-// error into a table {err=..., source=..., line=...} naming where in the script it
-// happened.
-int ErrorHandler(lua_State* L) {
-  lua_Debug ar;
-  bool where = lua_getstack(L, 1, &ar) && lua_getinfo(L, "nSl", &ar);
-  if (where && std::strcmp(ar.what, "C") == 0) {
-    where = lua_getstack(L, 2, &ar) && lua_getinfo(L, "nSl", &ar);
-  }
-  if (!lua_istable(L, 1)) {
+// Turns the error value at `idx` into Redis's error table {err=..., source=...,
+// line=...}, in place; `where` is the frame the error names, or null.
+void AnnotateError(lua_State* L, int idx, const lua_Debug* where) {
+  if (!lua_istable(L, idx)) {
     std::string text;
-    switch (lua_type(L, 1)) {
+    switch (lua_type(L, idx)) {
       case LUA_TSTRING:
       case LUA_TNUMBER:
-        text = lua_tostring(L, 1);
+        text = lua_tostring(L, idx);
         break;
       case LUA_TNIL:
         text = "nil";
         break;
       case LUA_TBOOLEAN:
-        text = lua_toboolean(L, 1) ? "true" : "false";
+        text = lua_toboolean(L, idx) ? "true" : "false";
         break;
       default:
-        text = StrCat(lua_typename(L, lua_type(L, 1)), ": ",
-                      reinterpret_cast<uintptr_t>(lua_topointer(L, 1)));
+        text = StrCat(lua_typename(L, lua_type(L, idx)), ": ",
+                      reinterpret_cast<uintptr_t>(lua_topointer(L, idx)));
     }
     lua_newtable(L);
     lua_pushstring(L, StrCat("ERR ", text).c_str());
     lua_setfield(L, -2, "err");
-    lua_replace(L, 1);
+    lua_replace(L, idx);
   }
+  if (where != nullptr) {
+    // Raw: a script's own error table may carry metamethods that raise, and nothing
+    // here runs protected.
+    lua_pushstring(L, "source");
+    lua_pushstring(L, where->source);
+    lua_rawset(L, idx);
+    lua_pushstring(L, "line");
+    lua_pushnumber(L, where->currentline);
+    lua_rawset(L, idx);
+  }
+}
+
+// The frame an error raised at stack level `level` names: that function, or its caller
+// when it is a C function (error(), redis.call), as Redis's __redis__err__handler picks.
+bool ErrorFrame(lua_State* L, int level, lua_Debug* ar) {
+  if (!lua_getstack(L, level, ar) || !lua_getinfo(L, "nSl", ar)) return false;
+  if (std::strcmp(ar->what, "C") != 0) return true;
+  return lua_getstack(L, level + 1, ar) && lua_getinfo(L, "nSl", ar);
+}
+
+// The error handler every script runs under (Redis's __redis__err__handler): level 0 is
+// the handler itself, level 1 what raised the error.
+int ErrorHandler(lua_State* L) {
+  lua_Debug ar;
+  const bool where = ErrorFrame(L, 1, &ar);
+  AnnotateError(L, 1, where ? &ar : nullptr);
   lua_settop(L, 1);
-  if (where) {
-    lua_pushstring(L, ar.source);
-    lua_setfield(L, 1, "source");
-    lua_pushnumber(L, ar.currentline);
-    lua_setfield(L, 1, "line");
-  }
   return 1;
 }
 
@@ -269,6 +286,9 @@ void LuaEngine::Open() {
   OpenLib(L, luaopen_cjson, "cjson");
   OpenLib(L, OpenStruct, "struct");
   OpenLib(L, OpenCmsgpack, "cmsgpack");
+  CheckCanYield(L);
+  lua_pushlightuserdata(L, this);
+  lua_setfield(L, LUA_REGISTRYINDEX, kEngineKey);
   lua_pushvalue(L, LUA_GLOBALSINDEX);
   const int globals = lua_gettop(L);
   for (const char* name : {"print", "dofile", "loadfile", "getfenv", "setfenv", "newproxy",
@@ -397,16 +417,17 @@ std::string ScriptError(lua_State* L, std::string_view sha) {
     return ErrorLine(
         StrCat("ERR Error running script ", sha, ", ", std::string_view(msg).substr(0, 100)));
   }
-  std::string msg;
-  lua_getfield(L, -1, "err");
-  if (lua_isstring(L, -1)) msg = lua_tostring(L, -1);
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "source");
-  std::string source = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-  lua_pop(L, 1);
-  lua_getfield(L, -1, "line");
-  std::string line = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
-  lua_pop(L, 1);
+  // Raw reads: metamethods of a script's error table would run unprotected here.
+  auto field = [L](const char* name) {
+    lua_pushstring(L, name);
+    lua_rawget(L, -2);
+    std::string value = lua_isstring(L, -1) ? lua_tostring(L, -1) : "";
+    lua_pop(L, 1);
+    return value;
+  };
+  std::string msg = field("err");
+  std::string source = field("source");
+  std::string line = field("line");
   if (!source.empty() && !line.empty())
     StrAppend(&msg, " script: ", sha, ", on ", source, ":", line, ".");
   return ErrorLine(msg);
@@ -433,10 +454,101 @@ void LuaEngine::Run(const Script& script, ScriptRun& run, ReplyBuilder& reply) {
   }
   lua_settop(L, handler - 1);
   current_ = outer;
+  CollectSometimes();
+}
+
+void LuaEngine::CollectSometimes() {
   if (++gc_count_ >= kGcPeriod) {
-    lua_gc(L, LUA_GCSTEP, kGcPeriod);
+    lua_gc(L_, LUA_GCSTEP, kGcPeriod);
     gc_count_ = 0;
   }
+}
+
+namespace {
+
+// Anchors a new table of `args` in the registry.
+int RefStrings(lua_State* L, ArgList args) {
+  lua_createtable(L, int(args.size()), 0);
+  for (size_t i = 0; i < args.size(); ++i) {
+    lua_pushlstring(L, args[i].data(), args[i].size());
+    lua_rawseti(L, -2, int(i + 1));
+  }
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+// A count hook set for one instruction where a suspended redis.call resumes with an
+// error reply: it raises the error there, as the call would have. No C++ object may be
+// alive in this frame when lua_error longjmps.
+void RaiseHook(lua_State* L, lua_Debug*) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kEngineKey);
+  auto* engine = static_cast<LuaEngine*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  ScriptRun* run = engine->current();
+  if (run == nullptr || run->raise.empty()) return;
+  lua_sethook(L, nullptr, 0, 0);
+  PushRespAsLua(L, run->raise);
+  run->raise.clear();
+  lua_error(L);
+}
+
+}  // namespace
+
+LuaEngine::Coroutine LuaEngine::Spawn(const Script& script, ScriptRun& run) {
+  DropIfFlushed();
+  Coroutine c;
+  c.co = lua_newthread(L_);
+  c.ref = luaL_ref(L_, LUA_REGISTRYINDEX);
+  c.keys_ref = RefStrings(L_, run.keys);
+  c.argv_ref = RefStrings(L_, run.argv);
+  lua_rawgeti(c.co, LUA_REGISTRYINDEX, script.ref);
+  run.coroutine = c.co;
+  return c;
+}
+
+bool LuaEngine::Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& reply) {
+  lua_State* co = c.co;
+  // KEYS and ARGV are globals every run of this thread sets: this run's own go back in
+  // before each step, since other scripts ran while it was suspended.
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
+  lua_pushstring(L_, "KEYS");
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, c.keys_ref);
+  lua_rawset(L_, -3);
+  lua_pushstring(L_, "ARGV");
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, c.argv_ref);
+  lua_rawset(L_, -3);
+  lua_pop(L_, 1);
+  if (!run.raise.empty()) lua_sethook(co, RaiseHook, LUA_MASKCOUNT, 1);
+  ScriptRun* outer = current_;
+  current_ = &run;
+  const int status = lua_resume(co, nargs);
+  current_ = outer;
+  if (status == LUA_YIELD) return false;
+  if (status == 0) {
+    // The function's first result (none is nil), as lua_pcall with one result gives it.
+    if (lua_gettop(co) == 0) lua_pushnil(co);
+    lua_settop(co, 1);
+    WriteLuaReply(co, reply, run.resp);
+  } else {
+    // The coroutine is dead but its stack is as it was where the error was raised; the
+    // error value moves to the main state, where nothing runs unprotected on a dead thread.
+    lua_Debug ar;
+    bool where = ErrorFrame(co, 0, &ar);
+    if (where && run.raise_line >= 0) ar.currentline = run.raise_line;
+    lua_xmove(co, L_, 1);
+    AnnotateError(L_, lua_gettop(L_), where ? &ar : nullptr);
+    reply.Error(ScriptError(L_, run.sha));
+    lua_pop(L_, 1);
+  }
+  lua_settop(co, 0);
+  CollectSometimes();
+  return true;
+}
+
+void LuaEngine::Release(Coroutine& c) {
+  luaL_unref(L_, LUA_REGISTRYINDEX, c.keys_ref);
+  luaL_unref(L_, LUA_REGISTRYINDEX, c.argv_ref);
+  luaL_unref(L_, LUA_REGISTRYINDEX, c.ref);
+  c = Coroutine{};
 }
 
 }  // namespace rc

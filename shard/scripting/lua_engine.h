@@ -34,6 +34,7 @@ struct lua_State;
 namespace rc {
 
 class ScriptRegistry;
+class ScriptTask;
 class ShardThread;
 
 // Shebang flags (`#!lua flags=no-writes,allow-oom`), Redis's SCRIPT_FLAG_*.
@@ -61,9 +62,21 @@ struct ScriptRun {
   bool oom_at_start = false;
   bool caller_resp3 = false;
   uint32_t flags = 0;  // the script's shebang flags
+  // Set for a run that may suspend (script_task.h: its KEYS span shards): the task, and
+  // the coroutine it runs in. Null for a run that ends in one step on its thread.
+  ScriptTask* task = nullptr;
+  lua_State* coroutine = nullptr;
   // Changed by the script.
   int resp = 2;  // redis.setresp
   bool wrote = false;
+  // The command a suspended run waits for: whether it was redis.call (an error reply
+  // raises) and the script line of the call.
+  bool raise_on_error = false;
+  int call_line = -1;
+  // Its error reply when it raises: the run raises it where it resumes, naming the line
+  // of the call (raise_line), as Redis's error names it.
+  std::string raise;
+  int raise_line = -1;
 };
 
 class LuaEngine {
@@ -88,6 +101,23 @@ class LuaEngine {
   // Runs `script` (which Load or Find gave for run.sha) and writes its reply.
   void Run(const Script& script, ScriptRun& run, ReplyBuilder& reply);
 
+  // A run that may suspend at a command another thread must answer (script_task.h): a
+  // coroutine of this engine's state with its own KEYS and ARGV.
+  struct Coroutine {
+    lua_State* co = nullptr;
+    int ref = 0;  // anchors co in the Lua registry
+    int keys_ref = 0;
+    int argv_ref = 0;
+  };
+  // Creates the coroutine of `script` for `run` (whose coroutine it sets).
+  Coroutine Spawn(const Script& script, ScriptRun& run);
+  // Runs the coroutine on with `nargs` values pushed on it (the answer of the command it
+  // waits for). True when the script ended and `reply` holds its reply; false when it
+  // suspended again.
+  bool Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& reply);
+  // Frees the coroutine of a run that ended.
+  void Release(Coroutine& c);
+
   lua_State* state() { return L_; }
   ScriptRegistry& registry() { return registry_; }
   ShardThread& thread() { return thread_; }
@@ -103,6 +133,7 @@ class LuaEngine {
  private:
   void Open();
   void DropIfFlushed();
+  void CollectSometimes();
 
   ScriptRegistry& registry_;
   ShardThread& thread_;

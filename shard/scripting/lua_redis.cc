@@ -13,6 +13,7 @@
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/lua_engine.h"
+#include "shard/scripting/lua_yield.h"
 #include "shard/scripting/script_call.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
@@ -62,16 +63,20 @@ std::string NumberArg(lua_Number n) {
   return buf;
 }
 
-// redis.call/pcall's work: pushes the command's reply as a Lua value, or an error table;
-// true for an error. Apart from the lua_error that may follow because PUC Lua's errors
-// longjmp past C++ destructors: nothing of this frame may be alive then.
-bool PushCallReply(lua_State* L) {
+enum class CallOutcome : uint8_t { kValue, kError, kSuspend };
+
+// redis.call/pcall's work: pushes the command's reply as a Lua value, or an error table
+// (kError); or, for a run that may suspend, sends the command where it runs and pushes
+// nothing (kSuspend: the run resumes with the reply). Apart from the lua_error or
+// lua_yield that may follow because PUC Lua's errors longjmp past C++ destructors:
+// nothing of this frame may be alive then.
+CallOutcome PushCallReply(lua_State* L, bool raise) {
   LuaEngine* engine = EngineOf(L);
   ScriptRun* run = engine->current();
   const int argc = lua_gettop(L);
   if (argc == 0 || run == nullptr) {
     PushCodedError(L, script_err::kNoArgs);
-    return true;
+    return CallOutcome::kError;
   }
   absl::InlinedVector<std::string_view, 8> args;
   absl::InlinedVector<std::string, 4> numbers;
@@ -87,21 +92,45 @@ bool PushCallReply(lua_State* L) {
       args.push_back(std::string_view(s, len));
     } else {
       PushCodedError(L, script_err::kBadArgType);
-      return true;
+      return CallOutcome::kError;
     }
   }
+  // A suspendable run may wait here unless a C call (pcall, a metamethod) or a coroutine
+  // of the script's own lies in between.
+  const bool may_suspend = run->task != nullptr && L == run->coroutine && CanYield(L);
   std::string& out = engine->scratch();
-  if (!ScriptCall(*engine, *run, ArgList(args.data(), args.size()), &out)) {
-    PushCodedError(L, out);
-    return true;
+  switch (ScriptCall(*engine, *run, ArgList(args.data(), args.size()), may_suspend, &out)) {
+    case CallStatus::kRefused:
+      PushCodedError(L, out);
+      return CallOutcome::kError;
+    case CallStatus::kPending: {
+      lua_Debug ar;
+      const bool where = lua_getstack(L, 1, &ar) && lua_getinfo(L, "l", &ar);
+      run->raise_on_error = raise;
+      run->call_line = where ? ar.currentline : -1;
+      return CallOutcome::kSuspend;
+    }
+    case CallStatus::kReplied:
+      break;
   }
   PushRespAsLua(L, out);
-  return !out.empty() && out[0] == '-';
+  return !out.empty() && out[0] == '-' ? CallOutcome::kError : CallOutcome::kValue;
 }
 
-int Call(lua_State* L) { return PushCallReply(L) ? lua_error(L) : 1; }
+int Call(lua_State* L) {
+  switch (PushCallReply(L, true)) {
+    case CallOutcome::kValue:
+      return 1;
+    case CallOutcome::kError:
+      return lua_error(L);
+    case CallOutcome::kSuspend:
+      break;
+  }
+  return lua_yield(L, 0);
+}
+
 int PCall(lua_State* L) {
-  PushCallReply(L);
+  if (PushCallReply(L, false) == CallOutcome::kSuspend) return lua_yield(L, 0);
   return 1;
 }
 

@@ -14,6 +14,7 @@
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/scripting/script_task.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {
@@ -54,7 +55,26 @@ bool Declared(const ScriptRun& run, std::string_view key) {
 
 }  // namespace
 
-bool ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, std::string* out) {
+void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
+                const CommandSpec& spec, ArgList args) {
+  if (server.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(spec.flags & kCmdAdmin)) {
+    FeedMonitors(self, shards, server, "lua", args);
+  }
+}
+
+void RunCalledOnShard(ShardThread& thread, const ServerState& server, const CommandSpec& spec,
+                      ArgList args, int resp, std::string* out) {
+  const size_t from = out->size();
+  ReplyBuilder rb(out, resp == 3);
+  ShardCmd cmd{thread.shard(), args, rb, server};
+  const uint64_t start = CycleClock::Now();
+  spec.on_shard(cmd);
+  CountCommand(thread.command_stats(), spec.stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
+               *out, from, server.config.latency_tracking.get() != 0);
+}
+
+CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_suspend,
+                      std::string* out) {
   ScriptRegistry& reg = engine.registry();
   ServerState& server = reg.server();
   ShardSet& shards = reg.shards();
@@ -63,76 +83,78 @@ bool ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, std::string* ou
   const CommandSpec* spec = reg.table().Resolve(args);
   if (spec == nullptr) {
     *out = script_err::kUnknownCommand;
-    return false;
+    return CallStatus::kRefused;
   }
   if (!spec->ArityOk(args.size())) {
     *out = script_err::kWrongArity;
-    return false;
+    return CallStatus::kRefused;
   }
   const uint32_t flags = spec->flags;
   if (flags & kCmdNoScript) {
     *out = script_err::kNotAllowed;
-    return false;
+    return CallStatus::kRefused;
   }
   if ((flags & kCmdWrite) && run.read_only) {
     *out = script_err::kWriteInReadOnly;
-    return false;
+    return CallStatus::kRefused;
   }
   if ((flags & kCmdDenyOom) && run.oom_at_start && !run.wrote) {
     *out = err::kOom;
-    return false;
+    return CallStatus::kRefused;
   }
   const KeySpan keys = spec->KeysFor(args);
   const bool keyless = keys.empty();
+  if (keyless && shards.size() > 1 && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
+    // KEYS, DBSIZE, FLUSHALL, PUBLISH, ... see every shard: they answer later than a
+    // script can wait on its thread.
+    *out = StrCat(script_err::kAllShards, spec->full_name, "'");
+    return CallStatus::kRefused;
+  }
+  if (run.task != nullptr && !keyless) {
+    if (flags & kCmdWrite) run.wrote = true;
+    return run.task->Call(*spec, args, may_suspend, out);
+  }
   Shard& shard = self.shard();
   for (size_t i = keys.first; i <= keys.last; i += keys.step) {
     std::string_view key = args[i];
     if (shards.ShardOf(key) != self.id()) {
       *out = StrCat(script_err::kOtherShardKey, "'", key.substr(0, 128), "'");
-      return false;
+      return CallStatus::kRefused;
     }
     if (!shard.locks().Idle() && !Declared(run, key)) {
       const uint64_t h = HashKey(key);
       if (!shard.locks().MayRun(KeyLocks::Keys(&h, 1), false)) {
         *out = StrCat(script_err::kLockedKey, "'", key.substr(0, 128), "'");
-        return false;
+        return CallStatus::kRefused;
       }
     }
-  }
-  if (keyless && shards.size() > 1 && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
-    // KEYS, DBSIZE, FLUSHALL, PUBLISH, ... see every shard: they answer later than a
-    // script can wait on its thread.
-    *out = StrCat(script_err::kAllShards, spec->full_name, "'");
-    return false;
   }
   if (flags & kCmdWrite) run.wrote = true;
+  if (!keyless && spec->on_shard != nullptr) {
+    RunCalledOnShard(self, server, *spec, args, run.resp, out);
+    FeedCalled(self, shards, server, *spec, args);
+    return CallStatus::kReplied;
+  }
   ReplyBuilder rb(out, run.resp == 3);
   const uint64_t start = CycleClock::Now();
-  if (!keyless && spec->on_shard != nullptr) {
-    ShardCmd cmd{shard, args, rb, server};
-    spec->on_shard(cmd);
-  } else {
-    auto sink = std::make_unique<ScriptSink>();
-    ClientState& client = engine.script_client();
-    client.resp3 = run.resp == 3;
-    CoordCmd cmd{self, shards, server, client, *sink, reg.table(), args, rb};
-    spec->on_coord(cmd);
-    if (sink->deferred()) {
-      if (sink->waiting()) {
-        engine.Abandon(std::move(sink));
-        out->clear();
-        *out = StrCat(script_err::kAllShards, spec->full_name, "'");
-        return false;
-      }
-      *out += sink->reply();
+  auto sink = std::make_unique<ScriptSink>();
+  ClientState& client = engine.script_client();
+  client.resp3 = run.resp == 3;
+  CoordCmd cmd{self, shards, server, client, *sink, reg.table(), args, rb};
+  spec->on_coord(cmd);
+  if (sink->deferred()) {
+    if (sink->waiting()) {
+      engine.Abandon(std::move(sink));
+      out->clear();
+      *out = StrCat(script_err::kAllShards, spec->full_name, "'");
+      return CallStatus::kRefused;
     }
+    *out += sink->reply();
   }
   CountCommand(self.command_stats(), spec->stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
                *out, 0, server.config.latency_tracking.get() != 0);
-  if (server.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(flags & kCmdAdmin)) {
-    FeedMonitors(self, shards, server, "lua", args);
-  }
-  return true;
+  FeedCalled(self, shards, server, *spec, args);
+  return CallStatus::kReplied;
 }
 
 }  // namespace rc

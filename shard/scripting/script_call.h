@@ -1,12 +1,14 @@
 #pragma once
 // A command called by a running script (redis.call / redis.pcall), checked and run as
-// Redis 7.0's scriptCall does, on the script's own thread. Owner thread only.
+// Redis 7.0's scriptCall does. Owner thread only.
 //
-// Keys: a script runs on the thread owning its declared KEYS (or, with none, on its
-// connection's), and every key a command it calls names must live on that same shard.
-// A key it did not declare is allowed there unless a multi-shard command holds it
-// (docs/SCRIPTING.md); a key of another shard is refused.
+// Keys: a script whose KEYS share a shard runs in one step on that shard's thread, and
+// every key a command it calls names must live on that same shard; a key it did not
+// declare is allowed there unless a multi-shard command holds it (docs/SCRIPTING.md). A
+// script whose KEYS span shards is a ScriptTask (script_task.h), which sends each
+// command to its keys' shard.
 
+#include <cstdint>
 #include <string>
 
 #include "shard/command/command.h"
@@ -14,11 +16,28 @@
 namespace rc {
 
 class LuaEngine;
+class ShardSet;
+class ShardThread;
 struct ScriptRun;
 
-// Runs `args` for `run`. True: the command ran and `out` holds its RESP reply (an error
-// reply included). False: refused before running, `out` holds the error text (with its
-// code, no '-').
-bool ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, std::string* out);
+enum class CallStatus : uint8_t {
+  kReplied,  // the command ran: `out` holds its RESP reply (an error reply included)
+  kRefused,  // refused before running: `out` holds the error text (code, no '-')
+  kPending,  // sent where it runs (a suspendable run only): the run resumes with the reply
+};
+
+// Runs `args` for `run`. `may_suspend`: the run can wait here for another thread.
+CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_suspend,
+                      std::string* out);
+
+// On `thread`, which owns every key `args` names: runs the command as a script's call
+// (`resp` is the script's protocol) and counts it there. Appends the reply to `out`.
+void RunCalledOnShard(ShardThread& thread, const ServerState& server, const CommandSpec& spec,
+                      ArgList args, int resp, std::string* out);
+
+// MONITOR's line for a command a script ran (as Redis shows it: "[0 lua]"), on the
+// script's thread.
+void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
+                const CommandSpec& spec, ArgList args);
 
 }  // namespace rc

@@ -28,6 +28,12 @@ inline constexpr std::string_view kOtherShardKey =
     "ERR Script attempted to access a key of another shard, not declared in KEYS: ";
 inline constexpr std::string_view kLockedKey =
     "ERR Script attempted to access an undeclared key that a multi-shard command holds: ";
+inline constexpr std::string_view kCannotWait =
+    "ERR Script attempted to reach another shard inside pcall, a metamethod or a coroutine "
+    "(redis.pcall can): '";
+inline constexpr std::string_view kUndeclaredAcross =
+    "ERR Script attempted a command over keys of several shards with a key not declared in "
+    "KEYS: ";
 inline constexpr std::string_view kAllShards =
     "ERR This command needs every shard and cannot run inside a script on a multi-threaded "
     "server: '";

@@ -3,7 +3,9 @@
 //   keys all on one shard ─▶ on_shard (EvalOnShard) on that shard's thread: the script
 //                            runs there as one step, atomic like any command
 //   no keys ──────────────▶ on_coord (EvalOnCoord) on the connection's thread, on its shard
-//   keys on several shards ▶ on_coord: refused for now (keys must share a shard)
+//   keys on several shards ▶ on_coord: a ScriptTask (script_task.h), atomic under the
+//                            locks of its keys, suspending while other shards run the
+//                            commands it calls
 
 #include <cctype>
 #include <string>
@@ -17,6 +19,7 @@
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/scripting/script_task.h"
 #include "shard/scripting/sha1.h"
 #include "shard/server/server_state.h"
 
@@ -45,44 +48,68 @@ bool NumKeys(ArgList args, int64_t* n, std::string_view* error) {
   return true;
 }
 
+// Finds and checks the script `args` names on `engine`'s thread and fills `run` for it
+// (KEYS and ARGV view `args`). False when it answered with an error instead.
+bool PrepareRun(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3,
+                LuaEngine::Script* script, ScriptRun* run, char (&hex)[40], ReplyBuilder& reply) {
+  int64_t numkeys = 0;
+  std::string_view bad;
+  if (!NumKeys(args, &numkeys, &bad)) {
+    reply.Error(bad);
+    return false;
+  }
+  std::string_view sha;
+  std::string error;
+  if (kind & kBySha) {
+    if (args[1].size() != 40) {
+      reply.Error(script_err::kNoScript);
+      return false;
+    }
+    sha = LowerSha(args[1], hex);
+    if (!engine.Find(sha, script, &error)) {
+      reply.Error(error);
+      return false;
+    }
+  } else {
+    sha = Sha1Hex(args[1], hex);
+    if (!engine.Load(sha, args[1], script, &error)) {
+      reply.Error(error);
+      return false;
+    }
+    engine.registry().Add(sha, args[1]);
+  }
+  const uint32_t flags = script->flags;
+  const bool compat = flags & kScriptEvalCompat;
+  if ((kind & kReadOnly) && !compat && !(flags & kScriptNoWrites)) {
+    reply.Error(script_err::kWriteFromRo);
+    return false;
+  }
+  run->sha = sha;
+  run->keys = args.subspan(3, size_t(numkeys));
+  run->argv = args.subspan(3 + size_t(numkeys));
+  run->read_only = (kind & kReadOnly) || (flags & kScriptNoWrites);
+  run->caller_resp3 = resp3;
+  run->flags = flags;
+  const ServerState& server = engine.registry().server();
+  if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run->read_only &&
+      OutOfMemory(engine.registry().shards(), engine.thread().id(), server)) {
+    // A script declaring its flags is refused whole; an old one only at its first write.
+    if (!compat) {
+      reply.Error(err::kOom);
+      return false;
+    }
+    run->oom_at_start = true;
+  }
+  return true;
+}
+
 // Runs the script `args` names on `engine`'s thread, whose shard owns every key it
 // declares.
 void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyBuilder& reply) {
-  int64_t numkeys = 0;
-  std::string_view bad;
-  if (!NumKeys(args, &numkeys, &bad)) return reply.Error(bad);
   char hex[40];
-  std::string_view sha;
-  std::string error;
   LuaEngine::Script script;
-  if (kind & kBySha) {
-    if (args[1].size() != 40) return reply.Error(script_err::kNoScript);
-    sha = LowerSha(args[1], hex);
-    if (!engine.Find(sha, &script, &error)) return reply.Error(error);
-  } else {
-    sha = Sha1Hex(args[1], hex);
-    if (!engine.Load(sha, args[1], &script, &error)) return reply.Error(error);
-    engine.registry().Add(sha, args[1]);
-  }
-  const uint32_t flags = script.flags;
-  const bool compat = flags & kScriptEvalCompat;
-  if ((kind & kReadOnly) && !compat && !(flags & kScriptNoWrites)) {
-    return reply.Error(script_err::kWriteFromRo);
-  }
   ScriptRun run;
-  run.sha = sha;
-  run.keys = args.subspan(3, size_t(numkeys));
-  run.argv = args.subspan(3 + size_t(numkeys));
-  run.read_only = (kind & kReadOnly) || (flags & kScriptNoWrites);
-  run.caller_resp3 = resp3;
-  run.flags = flags;
-  const ServerState& server = engine.registry().server();
-  if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run.read_only &&
-      OutOfMemory(engine.registry().shards(), engine.thread().id(), server)) {
-    // A script declaring its flags is refused whole; an old one only at its first write.
-    if (!compat) return reply.Error(err::kOom);
-    run.oom_at_start = true;
-  }
+  if (!PrepareRun(engine, args, kind, resp3, &script, &run, hex, reply)) return;
   engine.Run(script, run, reply);
 }
 
@@ -110,15 +137,17 @@ void EvalOnShard(ShardCmd& cmd) {
 template <uint8_t kKind>
 void EvalOnCoord(CoordCmd& cmd) {
   if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
-  int64_t numkeys = 0;
-  std::string_view bad;
-  if (!NumKeys(cmd.args, &numkeys, &bad)) return cmd.reply.Error(bad);
-  if (numkeys > 0) {
-    return cmd.reply.Error(
-        "ERR a script's KEYS must all live on one shard (give them one {hash tag})");
-  }
   LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
-  RunScript(engine, cmd.args, kKind, cmd.client.resp3, cmd.reply);
+  char hex[40];
+  LuaEngine::Script script;
+  ScriptRun run;
+  if (!PrepareRun(engine, cmd.args, kKind, cmd.client.resp3, &script, &run, hex, cmd.reply)) {
+    return;
+  }
+  // No keys: it runs here, on this thread's shard. Keys on several shards: under their
+  // locks, as a task that suspends while other shards run its commands.
+  if (run.keys.empty()) return engine.Run(script, run, cmd.reply);
+  ScriptTask::Launch(cmd, engine, script, run);
 }
 
 bool IsFlushMode(std::string_view s) {
