@@ -36,6 +36,11 @@ class EntryTable {
       : table_(std::move(o.table_)), entry_bytes_(std::exchange(o.entry_bytes_, 0)) {}
 
   Entry* Find(std::string_view key) { return table_.Find(HashKey(key), KeyEq{key}); }
+  // Hints for a batch of lookups (IntrusiveTable::PrefetchBucket): `hashes` are HashKey's.
+  void Prefetch(const uint64_t* hashes, size_t n) const {
+    for (size_t i = 0; i < n; ++i) table_.PrefetchBucket(hashes[i]);
+    for (size_t i = 0; i < n; ++i) table_.PrefetchHead(hashes[i]);
+  }
   // The key must be absent.
   Entry* Insert(EntryPtr e);
   // Unlinks the key's entry and hands it back (nullptr if absent).

@@ -7,6 +7,7 @@
 
 #include "core/log.h"
 #include "net/reactor.h"
+#include "net/resp_peek.h"
 #include "shard/command/blocking_call.h"
 #include "shard/command/dispatcher.h"
 #include "shard/server/auth.h"
@@ -117,7 +118,9 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
   in_parse_ = true;
   parsing_ = len;
   size_t off = 0;
+  size_t peeked = 0;  // requests before this offset had their keys prefetched
   while (off < len && !held_ && !close_after_flush_ && !closing_ && !doomed_) {
+    if (off >= peeked) peeked = off + PrefetchAhead(std::string_view(buf + off, len - off));
     size_t used = 0;
     RefreshParserLimits();
     auto status = parser_.Parse(std::string_view(buf + off, len - off), &used, &args_);
@@ -157,6 +160,16 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
   in_parse_ = false;
   parsing_ = 0;
   return off;
+}
+
+size_t Connection::PrefetchAhead(std::string_view buf) {
+  constexpr size_t kWindow = 16;
+  std::string_view keys[kWindow];
+  size_t end = 0;
+  const size_t n = PeekSecondArgs(buf, keys, kWindow, &end);
+  // A lone request gains nothing: its lookup would wait on the hint at once.
+  if (n >= 2) reactor_.dispatcher().Prefetch(reactor_.shard_thread(), keys, n);
+  return end > 0 ? end : buf.size();
 }
 
 void Connection::RunCommand() {

@@ -116,6 +116,9 @@ class Connection final : public ReplySink, public ClientHandle {
 
   // Parses and runs requests from buf; returns the bytes consumed.
   size_t ParseAndRun(const char* buf, size_t len);
+  // Hints the shard about the keys of the next requests in `buf` (Dispatcher::Prefetch);
+  // returns the bytes looked at (all of `buf` when no request there is complete).
+  size_t PrefetchAhead(std::string_view buf);
   void RunCommand();
   void ProcessBuffered();
   void MarkDirty();

@@ -264,6 +264,30 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   if (feed && !(flags & kCmdSkipMonitor)) FeedMonitors(self, shards_, server_, client.addr, args);
 }
 
+namespace {
+
+constexpr size_t kPrefetchMax = 32;
+
+// Owner's thread: the hashes of the keys at `keys` positions of `args`, for
+// EntryTable::Prefetch, up to kPrefetchMax in all.
+void PrefetchKeys(ArgList args, KeySpan keys, uint64_t* hashes, size_t* n) {
+  for (size_t i = keys.first; i <= keys.last && *n < kPrefetchMax; i += keys.step) {
+    hashes[(*n)++] = HashKey(args[i]);
+  }
+}
+
+}  // namespace
+
+void Dispatcher::Prefetch(ShardThread& self, const std::string_view* keys, size_t n) const {
+  uint64_t hashes[kPrefetchMax];
+  size_t count = 0;
+  const bool one = shards_.size() == 1;
+  for (size_t i = 0; i < n && count < kPrefetchMax; ++i) {
+    if (one || shards_.ShardOf(keys[i]) == self.id()) hashes[count++] = HashKey(keys[i]);
+  }
+  self.shard().table().Prefetch(hashes, count);
+}
+
 void Dispatcher::Execute(Request& req) const {
   const CommandSpec& spec = *req.spec;
   // Rows only a coordinator runs (ZUNIONSTORE's keys follow numkeys) find their own keys;
@@ -279,6 +303,12 @@ void Dispatcher::Execute(Request& req) const {
   }
   if (req.owner != req.self.id()) return RunRemote(req);
   Shard& shard = req.self.shard();
+  if (req.keys.last >= req.keys.first + req.keys.step) {  // MSET, MGET, DEL of several keys
+    uint64_t hashes[kPrefetchMax];
+    size_t n = 0;
+    PrefetchKeys(req.args, req.keys, hashes, &n);
+    shard.table().Prefetch(hashes, n);
+  }
   if (shard.locks().Idle()) {
     ShardCmd cmd{shard, req.args, req.reply, server_};
     return Timed(req, [&] { spec.on_shard(cmd); });
@@ -351,6 +381,14 @@ void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
   ShardThread& there = shards_.thread(batch->owner);
   Shard& shard = there.shard();
   std::string& out = batch->replies();
+  if (batch->requests().size() > 1) {
+    uint64_t hashes[kPrefetchMax];
+    size_t n = 0;
+    for (const HopRequest& r : batch->requests()) {
+      PrefetchKeys(batch->Args(r, &there.hops().scratch()), r.keys, hashes, &n);
+    }
+    shard.table().Prefetch(hashes, n);
+  }
   for (HopRequest& r : batch->requests()) {
     ArgList args = batch->Args(r, &there.hops().scratch());
     if (!shard.locks().Idle()) {

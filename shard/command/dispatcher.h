@@ -64,6 +64,11 @@ class Dispatcher {
     return server_.introspect.pause.Requested() && Paused(client, args);
   }
 
+  // Connection's thread, before the requests it names are parsed: `keys` (the second
+  // argument of each, net/resp_peek.h) that this thread's shard owns are hinted to its
+  // table, so their lookups overlap rather than wait one after another.
+  void Prefetch(ShardThread& self, const std::string_view* keys, size_t n) const;
+
   const CommandTable& table() const { return table_; }
 
  private:
