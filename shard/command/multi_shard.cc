@@ -31,6 +31,14 @@ struct Acquisition {
 
   uint32_t target(size_t gi) const { return locks->groups->shards()[gi]; }
   size_t groups() const { return locks->groups->size(); }
+  // On the thread of `shard` (group gi's): the step, its keys' lookups overlapped.
+  void Step(Shard& shard, size_t gi) const {
+    if (!locks->whole) {
+      const absl::Span<const uint64_t> hashes = locks->groups->KeyHashes(gi);
+      shard.table().Prefetch(hashes.data(), hashes.size());
+    }
+    step(shard, gi);
+  }
 };
 using AcqPtr = std::shared_ptr<Acquisition>;
 
@@ -84,14 +92,14 @@ void AllLocked(AcqPtr acq, size_t stepped) {
       continue;
     }
     ++acq->steps_pending;
-    self.Post(target, [acq, gi, step = acq->step]() mutable {
+    self.Post(target, [acq, gi]() mutable {
       ShardThread& there = acq->shards->thread(acq->target(gi));
-      step(there.shard(), gi);
+      acq->Step(there.shard(), gi);
       const uint32_t home = acq->home;
       there.Post(home, [acq = std::move(acq)]() mutable { StepDone(std::move(acq)); });
     });
   }
-  if (local != kNone) acq->step(self.shard(), local);
+  if (local != kNone) acq->Step(self.shard(), local);
   StepDone(acq);
   sink->Resume();
 }
@@ -191,7 +199,7 @@ void TryAll(AcqPtr acq) {
       ShardThread& there = acq->shards->thread(acq->target(gi));
       const bool locked = TryLock(there, *acq, gi);
       const bool stepped = locked && step_there;
-      if (stepped) acq->step(there.shard(), gi);
+      if (stepped) acq->Step(there.shard(), gi);
       const uint32_t home = acq->home;
       there.Post(home, [acq = std::move(acq), gi, locked, stepped]() mutable {
         Tried(std::move(acq), gi, locked, stepped ? gi : kNone);
