@@ -4,30 +4,33 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "core/malloc_counter.h"
 #include "core/strings.h"
 
 namespace rc {
 
 inline uint64_t RssBytes();
 
-// What the allocator holds for the process: glibc's own accounting across every arena
-// (small chunks in use plus mmapped large ones). Any thread; walks the arenas. An
-// allocator that replaces glibc's (sanitizer builds) reports nothing there: RSS then.
-inline uint64_t UsedMemory() {
-  struct mallinfo2 mi = mallinfo2();
-  uint64_t used = mi.uordblks + mi.hblkhd;
-  return used > 0 ? used : RssBytes();
-}
-
-// The same without the fallback: 0 when the allocator does not report.
+// What the process holds from malloc, any thread: the counted bytes (core/malloc_counter.h,
+// a sum of a few counters), or in builds that do not count, glibc's own accounting across
+// every arena, which walks every free chunk (sanitizer builds: their allocator reports
+// nothing there, so 0).
 inline uint64_t MallocBytes() {
+  if (MallocCounted()) return uint64_t(std::max<int64_t>(0, MallocCountedBytes()));
   struct mallinfo2 mi = mallinfo2();
   return mi.uordblks + mi.hblkhd;
+}
+
+// The same, or RSS when the allocator reports nothing.
+inline uint64_t UsedMemory() {
+  const uint64_t used = MallocBytes();
+  return used > 0 ? used : RssBytes();
 }
 
 inline uint64_t RssBytes() {
