@@ -291,7 +291,10 @@ void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, 
     return MoveAcross(cmd, std::move(move), may_block ? make_call() : nullptr, /*retry=*/false);
   }
   if (groups->size() > 1) {
-    return OnManyShards(cmd, std::move(op), std::move(groups), may_block ? make_call() : nullptr);
+    // The call is made before op and groups are moved into the arguments: argument
+    // evaluation order is unspecified.
+    std::shared_ptr<BlockedCall> call = may_block ? make_call() : nullptr;
+    return OnManyShards(cmd, std::move(op), std::move(groups), std::move(call));
   }
   if (groups->shards()[0] == cmd.self.id()) {
     const ArgList own = groups->Args(0);
@@ -307,7 +310,8 @@ void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, 
       return;
     }
   }
-  OnOwner(cmd, std::move(op), std::move(groups), may_block ? make_call() : nullptr);
+  std::shared_ptr<BlockedCall> call = may_block ? make_call() : nullptr;
+  OnOwner(cmd, std::move(op), std::move(groups), std::move(call));
 }
 
 BlockedCall::BlockedCall(std::shared_ptr<const BlockingOp> op, CoordCmd& cmd, int64_t deadline_ms,

@@ -15,16 +15,19 @@
 // to, so they also answer exactly once; SHUTDOWN (no reply) is left out.
 
 #include <cctype>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <future>
 #include <iterator>
 #include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "shard/command/blocking_call.h"
 #include "tests/shard/shard_harness.h"
 
 namespace {
@@ -300,6 +303,27 @@ void Flush(ShardHarness& h) {
   if (h.Run({"FLUSHALL"}) != "+OK\r\n") Fail("FLUSHALL failed", "");
 }
 
+// Runs the pipeline as `client`. A blocking command that blocks is ended the two ways a
+// real one ends without a push, taking turns: its deadline passes on the manual clock,
+// or CLIENT UNBLOCK (timeout 0 blocks until then). A command can also block after an
+// earlier one was ended, so this repeats until every reply is in.
+std::string RunToEnd(ShardHarness& h, ShardHarness::Client& client,
+                     const std::vector<std::vector<std::string>>& pipeline) {
+  std::future<std::string> out = h.Start(client, pipeline);
+  for (int round = 0; out.wait_for(std::chrono::milliseconds(2)) != std::future_status::ready;
+       ++round) {
+    if (round % 2 == 0) {
+      h.AdvanceMillis(1000);
+      h.FireBlockedTimeouts();
+    } else {
+      h.OnThread(client.home, [&client, round](rc::ShardThread&) {
+        return rc::UnblockClient(*client.state, /*error=*/(round & 2) != 0);
+      });
+    }
+  }
+  return out.get();
+}
+
 }  // namespace
 
 // DISPATCH_FUZZ_NAMES=1: print "index name subcommand..." per command and exit, for
@@ -353,7 +377,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       std::puts(line.c_str());
     }
   }
-  const std::string out = h.RunPipeline(pipeline, client);
+  const std::string out = RunToEnd(h, client, pipeline);
   // The connection goes away as a closing one does: subscriptions, watches, MULTI.
   h.Run(client, {"RESET"});
   ResetServer(h);  // a requirepass the input set would refuse FLUSHALL
