@@ -7,6 +7,7 @@ PACKAGES=(
   build-essential cmake ninja-build pkg-config
   liburing-dev libabsl-dev googletest libgtest-dev libgmock-dev libbenchmark-dev
   libhiredis-dev redis-tools redis-server python3 python3-redis nodejs npm
+  liblzf-dev  # DUMP payloads' LZF strings, as Debian's redis-server compresses them (core/rdb.h)
   libluajit-5.1-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev  # scripting (docs/SCRIPTING.md)
   python3-limits  # a library that ships Lua scripts, run by tests/integration/test_scripting_clients.py
   clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)

@@ -24,6 +24,7 @@ void RegisterMemoryCommands(CommandTable& table);
 void RegisterObjectCommands(CommandTable& table);
 void RegisterClusterCommands(CommandTable& table);
 void RegisterScriptingCommands(CommandTable& table);
+void RegisterFunctionCommands(CommandTable& table);
 
 CommandTable BuildCommandTable() {
   CommandTable table;
@@ -47,6 +48,7 @@ CommandTable BuildCommandTable() {
   RegisterObjectCommands(table);
   RegisterClusterCommands(table);
   RegisterScriptingCommands(table);
+  RegisterFunctionCommands(table);
   table.AssignStatIds();
   return table;
 }

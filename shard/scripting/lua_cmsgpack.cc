@@ -14,7 +14,7 @@
 #include <string>
 
 #include "shard/scripting/lua.h"
-#include "shard/scripting/lua_engine.h"
+#include "shard/scripting/lua_libs.h"
 
 namespace rc {
 

@@ -7,6 +7,7 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
+#include "shard/scripting/lua_libs.h"
 #include "shard/scripting/lua_yield.h"
 #include "shard/scripting/script_registry.h"
 
@@ -66,16 +67,6 @@ int MathRandom(lua_State* L) {
 int MathRandomSeed(lua_State* L) {
   RandOf(L)->Seed(luaL_checkint(L, 1));
   return 0;
-}
-
-// __newindex of read-only tables: the error names the script line that assigned.
-int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyErr); }
-
-// __index of the globals: reading a global nobody set is an error, as in Redis.
-int NonexistentGlobal(lua_State* L) {
-  if (!lua_isstring(L, 2)) return luaL_error(L, "Second argument must be a string or number");
-  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
-                    lua_tostring(L, 2));
 }
 
 // Whether the table at `idx` is one of the read-only ones (a set in upvalue 2).
@@ -198,70 +189,49 @@ void ProtectGlobalTable(lua_State* L, int globals, int ro_set, const char* name)
   lua_pop(L, 1);
 }
 
-}  // namespace
-
-bool ParseShebang(std::string_view body, uint32_t* flags, size_t* skip, std::string* error) {
-  *flags = kScriptEvalCompat;
-  *skip = 0;
-  if (body.substr(0, 2) != "#!") return true;
-  const size_t end = body.find('\n');
-  if (end == std::string_view::npos) {
-    *error = "ERR Invalid script shebang";
-    return false;
-  }
-  *skip = end;
-  std::vector<std::string_view> parts;
-  std::string_view line = body.substr(0, end);
-  size_t i = 0;
-  while (i < line.size()) {
-    while (i < line.size() && std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    const size_t start = i;
-    while (i < line.size() && !std::isspace(static_cast<unsigned char>(line[i]))) ++i;
-    if (i > start) parts.push_back(line.substr(start, i - start));
-  }
-  if (parts.empty() || parts[0] != "#!lua") {
-    *error = StrCat("ERR Unexpected engine in script shebang: ",
-                    parts.empty() ? std::string_view() : parts[0]);
-    return false;
-  }
-  *flags = 0;
-  static constexpr std::pair<std::string_view, uint32_t> kNames[] = {
-      {"no-writes", kScriptNoWrites},
-      {"allow-oom", kScriptAllowOom},
-      {"allow-stale", kScriptAllowStale},
-      {"no-cluster", kScriptNoCluster},
-      {"allow-cross-slot-keys", kScriptAllowCrossSlot}};
-  for (size_t p = 1; p < parts.size(); ++p) {
-    if (parts[p].substr(0, 6) != "flags=") {
-      *error = StrCat("ERR Unknown lua shebang option: ", parts[p]);
-      return false;
-    }
-    std::string_view list = parts[p].substr(6);
-    size_t from = 0;
-    while (true) {
-      const size_t comma = list.find(',', from);
-      std::string_view name = list.substr(
-          from, comma == std::string_view::npos ? std::string_view::npos : comma - from);
-      bool known = false;
-      for (const auto& [n, bit] : kNames) {
-        if (n == name) {
-          *flags |= bit;
-          known = true;
-        }
-      }
-      if (!known && !(name.empty() && list.empty())) {
-        *error = StrCat("ERR Unexpected flag in script shebang: ", name);
-        return false;
-      }
-      if (comma == std::string_view::npos) break;
-      from = comma + 1;
-    }
-  }
-  return true;
+// Sets, on the table at `idx`, a metatable whose __index fails for any missing key.
+void FailOnMissing(lua_State* L, int idx) {
+  lua_newtable(L);
+  lua_pushcfunction(L, NonexistentGlobal);
+  lua_setfield(L, -2, "__index");
+  lua_setmetatable(L, idx < 0 ? idx - 1 : idx);
 }
 
-LuaEngine::LuaEngine(ScriptRegistry& registry, uint32_t shard)
-    : registry_(registry), thread_(registry.shards().thread(shard)) {
+// FUNCTION LOAD's globals, anchored in the Lua registry: only a read-only `redis` holding
+// register_function, log, the log levels and the version; reading anything else, there or
+// in `redis`, is an error, as in Redis's load environment.
+int MakeLoadEnvironment(lua_State* L, LuaEngine* engine, int ro_set) {
+  lua_newtable(L);
+  const int env = lua_gettop(L);
+  PushLoadRedisLib(L, engine);
+  FailOnMissing(L, -1);
+  PushReadonlyProxy(L, lua_gettop(L), ro_set);
+  lua_setfield(L, env, "redis");
+  lua_pop(L, 1);
+  FailOnMissing(L, env);
+  return luaL_ref(L, LUA_REGISTRYINDEX);
+}
+
+}  // namespace
+
+int ReadonlyNewIndex(lua_State* L) { return luaL_error(L, "%s", kReadonlyErr); }
+
+int NonexistentGlobal(lua_State* L) {
+  if (!lua_isstring(L, 2)) return luaL_error(L, "Second argument must be a string or number");
+  return luaL_error(L, "Script attempted to access nonexistent global variable '%s'",
+                    lua_tostring(L, 2));
+}
+
+LuaEngine* EngineOfState(lua_State* L) {
+  lua_getfield(L, LUA_REGISTRYINDEX, kEngineKey);
+  auto* engine = static_cast<LuaEngine*>(lua_touserdata(L, -1));
+  lua_pop(L, 1);
+  return engine;
+}
+
+LuaEngine::LuaEngine(ScriptRegistry& registry, uint32_t shard, Kind kind,
+                     std::atomic<int64_t>* vm_bytes)
+    : registry_(registry), thread_(registry.shards().thread(shard)), kind_(kind), heap_(vm_bytes) {
   client_.authenticated = true;
   client_.addr = "lua";
   client_.id = UINT64_MAX;
@@ -338,12 +308,15 @@ void LuaEngine::Open() {
   lua_setfield(L, -2, "__newindex");
   lua_setmetatable(L, globals);
   PushReadonlyProxy(L, globals, ro_set);
+  lua_getmetatable(L, -1);
+  proxy_meta_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
   lua_pushvalue(L, -1);
   lua_pushstring(L, "_G");
   lua_insert(L, -2);
   lua_rawset(L, globals);  // _G is the proxy
   lua_pushvalue(L, globals);
   globals_ref_ = luaL_ref(L, LUA_REGISTRYINDEX);
+  if (kind_ == Kind::kFunctions) load_env_ref_ = MakeLoadEnvironment(L, this, ro_set);
   lua_replace(L, LUA_GLOBALSINDEX);  // new functions get the proxy as environment
   lua_settop(L, 0);
   generation_ = registry_.generation();
@@ -399,12 +372,17 @@ void LuaEngine::Abandon(std::unique_ptr<ReplySink> sink) {
 
 namespace {
 
-void SetStrings(lua_State* L, int globals, const char* name, ArgList args) {
+// Pushes a new table of `args`.
+void PushStrings(lua_State* L, ArgList args) {
   lua_createtable(L, int(args.size()), 0);
   for (size_t i = 0; i < args.size(); ++i) {
     lua_pushlstring(L, args[i].data(), args[i].size());
     lua_rawseti(L, -2, int(i + 1));
   }
+}
+
+void SetStrings(lua_State* L, int globals, const char* name, ArgList args) {
+  PushStrings(L, args);
   lua_pushstring(L, name);
   lua_insert(L, -2);
   lua_rawset(L, globals);
@@ -435,19 +413,29 @@ std::string ScriptError(lua_State* L, std::string_view sha) {
 
 }  // namespace
 
+int LuaEngine::PushCall(lua_State* L, const Script& script, const ScriptRun& run) {
+  lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
+  if (kind_ == Kind::kEval) return 0;
+  PushStrings(L, run.keys);
+  PushStrings(L, run.argv);
+  return 2;
+}
+
 void LuaEngine::Run(const Script& script, ScriptRun& run, ReplyBuilder& reply) {
   lua_State* L = L_;
   ScriptRun* outer = current_;
   current_ = &run;
   lua_rawgeti(L, LUA_REGISTRYINDEX, handler_ref_);
   const int handler = lua_gettop(L);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
-  SetStrings(L, handler + 1, "KEYS", run.keys);
-  SetStrings(L, handler + 1, "ARGV", run.argv);
-  lua_pop(L, 1);
-  lua_rawgeti(L, LUA_REGISTRYINDEX, script.ref);
-  if (lua_pcall(L, 0, 1, handler) != 0) {
-    reply.Error(ScriptError(L, run.sha));
+  if (kind_ == Kind::kEval) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, globals_ref_);
+    SetStrings(L, handler + 1, "KEYS", run.keys);
+    SetStrings(L, handler + 1, "ARGV", run.argv);
+    lua_pop(L, 1);
+  }
+  const int nargs = PushCall(L, script, run);
+  if (lua_pcall(L, nargs, 1, handler) != 0) {
+    reply.Error(ScriptError(L, run.name));
     lua_pop(L, 1);
   } else {
     WriteLuaReply(L, reply, run.resp);
@@ -456,6 +444,18 @@ void LuaEngine::Run(const Script& script, ScriptRun& run, ReplyBuilder& reply) {
   current_ = outer;
   CollectSometimes();
 }
+
+void LuaEngine::SetGlobalsIndex(int ref) {
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, proxy_meta_ref_);
+  lua_pushstring(L_, "__index");
+  lua_rawgeti(L_, LUA_REGISTRYINDEX, ref);
+  lua_rawset(L_, -3);
+  lua_pop(L_, 1);
+}
+
+void LuaEngine::Unref(int ref) { luaL_unref(L_, LUA_REGISTRYINDEX, ref); }
+
+void LuaEngine::CollectGarbage() { lua_gc(L_, LUA_GCCOLLECT, 0); }
 
 void LuaEngine::CollectSometimes() {
   if (++gc_count_ >= kGcPeriod) {
@@ -468,11 +468,7 @@ namespace {
 
 // Anchors a new table of `args` in the registry.
 int RefStrings(lua_State* L, ArgList args) {
-  lua_createtable(L, int(args.size()), 0);
-  for (size_t i = 0; i < args.size(); ++i) {
-    lua_pushlstring(L, args[i].data(), args[i].size());
-    lua_rawseti(L, -2, int(i + 1));
-  }
+  PushStrings(L, args);
   return luaL_ref(L, LUA_REGISTRYINDEX);
 }
 
@@ -480,10 +476,7 @@ int RefStrings(lua_State* L, ArgList args) {
 // error reply: it raises the error there, as the call would have. No C++ object may be
 // alive in this frame when lua_error longjmps.
 void RaiseHook(lua_State* L, lua_Debug*) {
-  lua_getfield(L, LUA_REGISTRYINDEX, kEngineKey);
-  auto* engine = static_cast<LuaEngine*>(lua_touserdata(L, -1));
-  lua_pop(L, 1);
-  ScriptRun* run = engine->current();
+  ScriptRun* run = EngineOfState(L)->current();
   if (run == nullptr || run->raise.empty()) return;
   lua_sethook(L, nullptr, 0, 0);
   PushRespAsLua(L, run->raise);
@@ -498,25 +491,29 @@ LuaEngine::Coroutine LuaEngine::Spawn(const Script& script, ScriptRun& run) {
   Coroutine c;
   c.co = lua_newthread(L_);
   c.ref = luaL_ref(L_, LUA_REGISTRYINDEX);
-  c.keys_ref = RefStrings(L_, run.keys);
-  c.argv_ref = RefStrings(L_, run.argv);
-  lua_rawgeti(c.co, LUA_REGISTRYINDEX, script.ref);
+  if (kind_ == Kind::kEval) {
+    c.keys_ref = RefStrings(L_, run.keys);
+    c.argv_ref = RefStrings(L_, run.argv);
+  }
+  c.start_nargs = PushCall(c.co, script, run);
   run.coroutine = c.co;
   return c;
 }
 
 bool LuaEngine::Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& reply) {
   lua_State* co = c.co;
-  // KEYS and ARGV are globals every run of this thread sets: this run's own go back in
-  // before each step, since other scripts ran while it was suspended.
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
-  lua_pushstring(L_, "KEYS");
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, c.keys_ref);
-  lua_rawset(L_, -3);
-  lua_pushstring(L_, "ARGV");
-  lua_rawgeti(L_, LUA_REGISTRYINDEX, c.argv_ref);
-  lua_rawset(L_, -3);
-  lua_pop(L_, 1);
+  if (kind_ == Kind::kEval) {
+    // KEYS and ARGV are globals every run of this thread sets: this run's own go back in
+    // before each step, since other scripts ran while it was suspended.
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, globals_ref_);
+    lua_pushstring(L_, "KEYS");
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, c.keys_ref);
+    lua_rawset(L_, -3);
+    lua_pushstring(L_, "ARGV");
+    lua_rawgeti(L_, LUA_REGISTRYINDEX, c.argv_ref);
+    lua_rawset(L_, -3);
+    lua_pop(L_, 1);
+  }
   if (!run.raise.empty()) lua_sethook(co, RaiseHook, LUA_MASKCOUNT, 1);
   ScriptRun* outer = current_;
   current_ = &run;
@@ -536,7 +533,7 @@ bool LuaEngine::Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& re
     if (where && run.raise_line >= 0) ar.currentline = run.raise_line;
     lua_xmove(co, L_, 1);
     AnnotateError(L_, lua_gettop(L_), where ? &ar : nullptr);
-    reply.Error(ScriptError(L_, run.sha));
+    reply.Error(ScriptError(L_, run.name));
     lua_pop(L_, 1);
   }
   lua_settop(co, 0);
@@ -545,8 +542,10 @@ bool LuaEngine::Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& re
 }
 
 void LuaEngine::Release(Coroutine& c) {
-  luaL_unref(L_, LUA_REGISTRYINDEX, c.keys_ref);
-  luaL_unref(L_, LUA_REGISTRYINDEX, c.argv_ref);
+  if (kind_ == Kind::kEval) {
+    luaL_unref(L_, LUA_REGISTRYINDEX, c.keys_ref);
+    luaL_unref(L_, LUA_REGISTRYINDEX, c.argv_ref);
+  }
   luaL_unref(L_, LUA_REGISTRYINDEX, c.ref);
   c = Coroutine{};
 }

@@ -14,6 +14,7 @@
 // math.random is Redis's 48-bit generator, never reseeded between scripts, so a thread
 // answers the same sequence every run from start-up (each thread has its own).
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -25,7 +26,9 @@
 #include "shard/command/client_state.h"
 #include "shard/command/command.h"
 #include "shard/command/reply_sink.h"
+#include "shard/scripting/function_library.h"
 #include "shard/scripting/lua_heap.h"
+#include "shard/scripting/script_flags.h"
 
 // The Lua API (shard/scripting/lua.h) stays inside shard/scripting: only its .cc files
 // see which Lua is built in.
@@ -37,26 +40,12 @@ class ScriptRegistry;
 class ScriptTask;
 class ShardThread;
 
-// Shebang flags (`#!lua flags=no-writes,allow-oom`), Redis's SCRIPT_FLAG_*.
-enum ScriptFlag : uint32_t {
-  kScriptNoWrites = 1 << 0,
-  kScriptAllowOom = 1 << 1,
-  kScriptAllowStale = 1 << 2,
-  kScriptNoCluster = 1 << 3,
-  kScriptAllowCrossSlot = 1 << 4,
-  // No shebang: Redis 7.0's compatibility mode for scripts written before flags existed.
-  kScriptEvalCompat = 1 << 5,
-};
-
-// Parses a shebang line at the start of `body`: its flags and the length to skip (the
-// line without its newline, so line numbers stay). False with Redis's error text.
-bool ParseShebang(std::string_view body, uint32_t* flags, size_t* skip, std::string* error);
-
 // One script run: what it may do, what it has done. Lives on the running thread's stack.
 struct ScriptRun {
-  std::string_view sha;
-  ArgList keys;            // KEYS
-  ArgList argv;            // ARGV
+  // What errors name: the script's SHA-1 (EVAL), or the function's name (FCALL).
+  std::string_view name;
+  ArgList keys;            // KEYS (a function's first argument)
+  ArgList argv;            // ARGV (a function's second)
   bool read_only = false;  // EVAL_RO / EVALSHA_RO, or the no-writes flag
   // Over maxmemory when the script began: its first write that may grow memory is refused.
   bool oom_at_start = false;
@@ -81,25 +70,55 @@ struct ScriptRun {
 
 class LuaEngine {
  public:
-  LuaEngine(ScriptRegistry& registry, uint32_t shard);
+  // Each thread has two states, as Redis has two: EVAL's scripts in one, function
+  // libraries in the other, so neither sees the other's globals. They differ in how a
+  // script gets its keys and arguments (KEYS and ARGV globals, or the callback's two
+  // arguments) and in FUNCTION LOAD's environment, which only the functions' state has.
+  enum class Kind : uint8_t { kEval, kFunctions };
+
+  // `vm_bytes`: where the state's heap size is kept for INFO (owned by the registry,
+  // written by this thread only).
+  LuaEngine(ScriptRegistry& registry, uint32_t shard, Kind kind, std::atomic<int64_t>* vm_bytes);
   ~LuaEngine();
   LuaEngine(const LuaEngine&) = delete;
   LuaEngine& operator=(const LuaEngine&) = delete;
 
   // A script compiled on this thread: its function (in the Lua registry) and its shebang
-  // flags.
+  // flags (or the function's registered flags).
   struct Script {
     int ref = 0;
     uint32_t flags = 0;
   };
-  // Compiles `body` under `sha` unless this thread has it already. False with the error
-  // reply's text (no leading '-').
+  // EVAL's state: compiles `body` under `sha` unless this thread has it already. False
+  // with the error reply's text (no leading '-').
   bool Load(std::string_view sha, std::string_view body, Script* out, std::string* error);
-  // The script `sha` (lowercase hex): compiled here already, or compiled now from the
-  // registry's body. False: NOSCRIPT, or the body's compile error.
+  // EVAL's state: the script `sha` (lowercase hex): compiled here already, or compiled now
+  // from the registry's body. False: NOSCRIPT, or the body's compile error.
   bool Find(std::string_view sha, Script* out, std::string* error);
-  // Runs `script` (which Load or Find gave for run.sha) and writes its reply.
+  // Runs `script` (which Load or Find gave for run.name) and writes its reply.
   void Run(const Script& script, ScriptRun& run, ReplyBuilder& reply);
+
+  // The functions' state: runs a library's code (`body`, after its metadata line) in
+  // FUNCTION LOAD's environment, where only redis.register_function, redis.log, the log
+  // levels and the version exist, for at most 500 ms. Fills `out` with what it registered
+  // (their callbacks referenced in the Lua registry), or is false with Redis's error and
+  // keeps nothing. `replay`: the library was loaded already (this thread compiles it for
+  // an FCALL), so its redis.log lines are not written again.
+  struct RegisteredFunction {
+    FunctionInfo info;
+    int ref = 0;
+  };
+  bool LoadLibrary(std::string_view body, bool replay, std::vector<RegisteredFunction>* out,
+                   std::string* error);
+  // The functions registered so far by the library being loaded, or nullptr.
+  std::vector<RegisteredFunction>* loading() { return loading_; }
+  bool replaying() const { return replaying_; }
+  // When the library being loaded must give up (FUNCTION LOAD timeout).
+  int64_t load_deadline_ns() const { return load_deadline_ns_; }
+  // Frees a function's callback.
+  void Unref(int ref);
+  // A full collection (after dropping compiled scripts or libraries).
+  void CollectGarbage();
 
   // A run that may suspend at a command another thread must answer (script_task.h): a
   // coroutine of this engine's state with its own KEYS and ARGV.
@@ -108,6 +127,7 @@ class LuaEngine {
     int ref = 0;  // anchors co in the Lua registry
     int keys_ref = 0;
     int argv_ref = 0;
+    int start_nargs = 0;  // what the first Resume passes: a function's keys and args
   };
   // Creates the coroutine of `script` for `run` (whose coroutine it sets).
   Coroutine Spawn(const Script& script, ScriptRun& run);
@@ -118,6 +138,7 @@ class LuaEngine {
   // Frees the coroutine of a run that ended.
   void Release(Coroutine& c);
 
+  Kind kind() const { return kind_; }
   lua_State* state() { return L_; }
   ScriptRegistry& registry() { return registry_; }
   ShardThread& thread() { return thread_; }
@@ -134,25 +155,31 @@ class LuaEngine {
   void Open();
   void DropIfFlushed();
   void CollectSometimes();
+  // Pushes the function and what it is called with; returns how many arguments.
+  int PushCall(lua_State* L, const Script& script, const ScriptRun& run);
+  // Makes the globals' reads go to the table referenced by `ref` (the real globals, or
+  // FUNCTION LOAD's environment).
+  void SetGlobalsIndex(int ref);
 
   ScriptRegistry& registry_;
   ShardThread& thread_;
+  const Kind kind_;
   LuaHeap heap_;  // outlives L_
   lua_State* L_ = nullptr;
-  int globals_ref_ = 0;  // the real globals table (scripts see a read-only proxy)
-  int handler_ref_ = 0;  // the error handler
+  int globals_ref_ = 0;   // the real globals table (scripts see a read-only proxy)
+  int proxy_meta_ref_ = 0;  // the proxy's metatable, whose __index is the real globals
+  int load_env_ref_ = 0;  // FUNCTION LOAD's globals (functions' state only)
+  int handler_ref_ = 0;   // the error handler
   uint64_t generation_ = 0;
   int gc_count_ = 0;
   absl::flat_hash_map<std::string, Script> scripts_;
   ScriptRun* current_ = nullptr;
+  std::vector<RegisteredFunction>* loading_ = nullptr;
+  bool replaying_ = false;
+  int64_t load_deadline_ns_ = 0;
   ClientState client_;
   std::string scratch_;
   std::vector<std::unique_ptr<ReplySink>> abandoned_;
 };
-
-// Installs redis.*, cmsgpack and struct into the globals table on the top of the stack.
-void OpenRedisLib(lua_State* L, LuaEngine* engine);
-int OpenCmsgpack(lua_State* L);
-int OpenStruct(lua_State* L);
 
 }  // namespace rc

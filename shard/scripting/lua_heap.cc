@@ -37,18 +37,25 @@ void LuaHeap::Give(void* p, size_t n) {
 
 void* LuaHeap::Alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* heap = static_cast<LuaHeap*>(ud);
+  void* out = heap->Resize(ptr, ptr == nullptr ? 0 : osize, nsize);
+  // A failed growth leaves the old block; a shrink never fails.
+  if (out != nullptr || nsize == 0) heap->Count(int64_t(nsize) - int64_t(ptr == nullptr ? 0 : osize));
+  return out;
+}
+
+void* LuaHeap::Resize(void* ptr, size_t osize, size_t nsize) {
   if (nsize == 0) {
-    if (ptr != nullptr) heap->Give(ptr, osize);
+    if (ptr != nullptr) Give(ptr, osize);
     return nullptr;
   }
-  if (ptr == nullptr) return heap->Take(nsize);
+  if (ptr == nullptr) return Take(nsize);
   if (osize > kMaxSmall && nsize > kMaxSmall) return std::realloc(ptr, nsize);
   if (osize <= kMaxSmall && nsize <= kMaxSmall && ClassOf(osize) == ClassOf(nsize)) return ptr;
-  void* moved = heap->Take(nsize);
+  void* moved = Take(nsize);
   // Lua needs a shrink to succeed: keep the old block if there is no new one.
   if (moved == nullptr) return nsize <= osize ? ptr : nullptr;
   std::memcpy(moved, ptr, osize < nsize ? osize : nsize);
-  heap->Give(ptr, osize);
+  Give(ptr, osize);
   return moved;
 }
 

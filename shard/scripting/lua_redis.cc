@@ -13,6 +13,7 @@
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/lua_engine.h"
+#include "shard/scripting/lua_libs.h"
 #include "shard/scripting/lua_yield.h"
 #include "shard/scripting/script_call.h"
 #include "shard/scripting/script_errors.h"
@@ -26,24 +27,6 @@ namespace {
 
 LuaEngine* EngineOf(lua_State* L) {
   return static_cast<LuaEngine*>(lua_touserdata(L, lua_upvalueindex(1)));
-}
-
-// Redis's luaPushErrorBuff: an error table {err="CODE message"}; a message starting with
-// '-' carries its own code, any other gets ERR.
-void PushError(lua_State* L, std::string_view text) {
-  std::string msg;
-  if (!text.empty() && text[0] == '-') {
-    const size_t space = text.find(' ');
-    msg = space == std::string_view::npos
-              ? StrCat("ERR ", text.substr(1))
-              : StrCat(text.substr(1, space - 1), " ", text.substr(space + 1));
-  } else {
-    msg = StrCat("ERR ", text);
-  }
-  while (!msg.empty() && (msg.back() == '\r' || msg.back() == '\n')) msg.pop_back();
-  lua_newtable(L);
-  lua_pushlstring(L, msg.data(), msg.size());
-  lua_setfield(L, -2, "err");
 }
 
 // An error table whose message already has its code (our error constants).
@@ -136,17 +119,17 @@ int PCall(lua_State* L) {
 
 int ErrorReply(lua_State* L) {
   if (lua_gettop(L) != 1 || !lua_isstring(L, -1)) {
-    PushError(L, "wrong number or type of arguments");
+    PushErrorTable(L, "wrong number or type of arguments");
     return 1;
   }
   std::string_view err = lua_tostring(L, -1);
-  PushError(L, err.substr(0, 1) == "-" ? std::string(err) : StrCat("-", err));
+  PushErrorTable(L, err.substr(0, 1) == "-" ? std::string(err) : StrCat("-", err));
   return 1;
 }
 
 int StatusReply(lua_State* L) {
   if (lua_gettop(L) != 1 || !lua_isstring(L, -1)) {
-    PushError(L, "wrong number or type of arguments");
+    PushErrorTable(L, "wrong number or type of arguments");
     return 1;
   }
   lua_newtable(L);
@@ -157,7 +140,7 @@ int StatusReply(lua_State* L) {
 
 int Sha1(lua_State* L) {
   if (lua_gettop(L) != 1) {
-    PushError(L, "wrong number of arguments");
+    PushErrorTable(L, "wrong number of arguments");
     return lua_error(L);
   }
   size_t len = 0;
@@ -170,20 +153,21 @@ int Sha1(lua_State* L) {
 int Log(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc < 2) {
-    PushError(L, "redis.log() requires two arguments or more.");
+    PushErrorTable(L, "redis.log() requires two arguments or more.");
     return lua_error(L);
   }
   if (!lua_isnumber(L, 1)) {
-    PushError(L, "First argument must be a number (log level).");
+    PushErrorTable(L, "First argument must be a number (log level).");
     return lua_error(L);
   }
   const int level = int(lua_tonumber(L, 1));
   if (level < 0 || level > 3) {
-    PushError(L, "Invalid debug level.");
+    PushErrorTable(L, "Invalid debug level.");
     return lua_error(L);
   }
-  // Warnings reach the server's log (stderr); the rest is below the default verbosity.
-  if (level == 3) {
+  // Warnings reach the server's log (stderr); the rest is below the default verbosity. A
+  // library compiled again for another thread logged its lines when it was loaded.
+  if (level == 3 && !EngineOf(L)->replaying()) {
     std::string line;
     for (int i = 2; i <= argc; ++i) {
       size_t len = 0;
@@ -200,12 +184,12 @@ int Log(lua_State* L) {
 int SetResp(lua_State* L) {
   LuaEngine* engine = EngineOf(L);
   if (lua_gettop(L) != 1) {
-    PushError(L, "redis.setresp() requires one argument.");
+    PushErrorTable(L, "redis.setresp() requires one argument.");
     return lua_error(L);
   }
   const int resp = int(lua_tonumber(L, -1));
   if (resp != 2 && resp != 3) {
-    PushError(L, "RESP version must be 2 or 3.");
+    PushErrorTable(L, "RESP version must be 2 or 3.");
     return lua_error(L);
   }
   if (engine->current() != nullptr) engine->current()->resp = resp;
@@ -214,12 +198,12 @@ int SetResp(lua_State* L) {
 
 int SetRepl(lua_State* L) {
   if (lua_gettop(L) != 1) {
-    PushError(L, "redis.set_repl() requires one argument.");
+    PushErrorTable(L, "redis.set_repl() requires one argument.");
     return lua_error(L);
   }
   const int64_t flags = int64_t(lua_tonumber(L, -1));
   if ((flags & ~int64_t(3)) != 0) {
-    PushError(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    PushErrorTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
     return lua_error(L);
   }
   return 0;
@@ -243,7 +227,7 @@ bool AclCheckCmdOk(lua_State* L) {
   LuaEngine* engine = EngineOf(L);
   const int argc = lua_gettop(L);
   if (argc == 0) {
-    PushError(L, "Please specify at least one argument for this redis lib call");
+    PushErrorTable(L, "Please specify at least one argument for this redis lib call");
     return false;
   }
   absl::InlinedVector<std::string_view, 8> args;
@@ -251,14 +235,14 @@ bool AclCheckCmdOk(lua_State* L) {
     size_t len = 0;
     const char* s = lua_tolstring(L, i, &len);
     if (s == nullptr) {
-      PushError(L, "Lua redis lib command arguments must be strings or integers");
+      PushErrorTable(L, "Lua redis lib command arguments must be strings or integers");
       return false;
     }
     args.push_back(std::string_view(s, len));
   }
   const CommandSpec* spec = engine->registry().table().Resolve(ArgList(args.data(), args.size()));
   if (spec == nullptr || !spec->ArityOk(args.size())) {
-    PushError(L, "Invalid command passed to redis.acl_check_cmd()");
+    PushErrorTable(L, "Invalid command passed to redis.acl_check_cmd()");
     return false;
   }
   return true;
@@ -276,7 +260,35 @@ void SetNumber(lua_State* L, const char* name, lua_Number n) {
   lua_setfield(L, -2, name);
 }
 
+// What both `redis` tables have: the log levels and the version.
+void SetLogLevelsAndVersion(lua_State* L) {
+  SetNumber(L, "LOG_DEBUG", 0);
+  SetNumber(L, "LOG_VERBOSE", 1);
+  SetNumber(L, "LOG_NOTICE", 2);
+  SetNumber(L, "LOG_WARNING", 3);
+  lua_pushlstring(L, kRedisVersion.data(), kRedisVersion.size());
+  lua_setfield(L, -2, "REDIS_VERSION");
+  // 7.0.15 as Redis encodes it: major << 16 | minor << 8 | patch.
+  SetNumber(L, "REDIS_VERSION_NUM", (7 << 16) | (0 << 8) | 15);
+}
+
 }  // namespace
+
+void PushErrorTable(lua_State* L, std::string_view text) {
+  std::string msg;
+  if (!text.empty() && text[0] == '-') {
+    const size_t space = text.find(' ');
+    msg = space == std::string_view::npos
+              ? StrCat("ERR ", text.substr(1))
+              : StrCat(text.substr(1, space - 1), " ", text.substr(space + 1));
+  } else {
+    msg = StrCat("ERR ", text);
+  }
+  while (!msg.empty() && (msg.back() == '\r' || msg.back() == '\n')) msg.pop_back();
+  lua_newtable(L);
+  lua_pushlstring(L, msg.data(), msg.size());
+  lua_setfield(L, -2, "err");
+}
 
 void OpenRedisLib(lua_State* L, LuaEngine* engine) {
   lua_newtable(L);
@@ -299,20 +311,25 @@ void OpenRedisLib(lua_State* L, LuaEngine* engine) {
     lua_pushcclosure(L, fn, 1);
     lua_setfield(L, -2, name);
   }
-  SetNumber(L, "LOG_DEBUG", 0);
-  SetNumber(L, "LOG_VERBOSE", 1);
-  SetNumber(L, "LOG_NOTICE", 2);
-  SetNumber(L, "LOG_WARNING", 3);
+  SetLogLevelsAndVersion(L);
   SetNumber(L, "REPL_NONE", 0);
   SetNumber(L, "REPL_AOF", 1);
   SetNumber(L, "REPL_SLAVE", 2);
   SetNumber(L, "REPL_REPLICA", 2);
   SetNumber(L, "REPL_ALL", 3);
-  lua_pushlstring(L, kRedisVersion.data(), kRedisVersion.size());
-  lua_setfield(L, -2, "REDIS_VERSION");
-  // 7.0.15 as Redis encodes it: major << 16 | minor << 8 | patch.
-  SetNumber(L, "REDIS_VERSION_NUM", (7 << 16) | (0 << 8) | 15);
   lua_setglobal(L, "redis");
+}
+
+void PushLoadRedisLib(lua_State* L, LuaEngine* engine) {
+  lua_newtable(L);
+  for (const auto& [name, fn] : {std::pair<const char*, lua_CFunction>{"register_function",
+                                                                        RegisterFunction},
+                                 {"log", Log}}) {
+    lua_pushlightuserdata(L, engine);
+    lua_pushcclosure(L, fn, 1);
+    lua_setfield(L, -2, name);
+  }
+  SetLogLevelsAndVersion(L);
 }
 
 }  // namespace rc

@@ -11,7 +11,7 @@
 #include <cstring>
 
 #include "shard/scripting/lua.h"
-#include "shard/scripting/lua_engine.h"
+#include "shard/scripting/lua_libs.h"
 
 namespace rc {
 

@@ -22,6 +22,19 @@ inline constexpr std::string_view kBadArgType =
     "ERR Lua redis lib command arguments must be strings or integers";
 inline constexpr std::string_view kWriteFromRo =
     "ERR Can not execute a script with write flag using *_ro command.";
+inline constexpr std::string_view kNoCluster =
+    "ERR Can not run script on cluster, 'no-cluster' flag is set.";
+inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+
+// Functions (functions.c, function_lua.c). Redis 7.0 names libraries in the error for a
+// bad function name too.
+inline constexpr std::string_view kBadLibraryName =
+    "ERR Library names can only contain letters, numbers, or underscores(_) and must be at "
+    "least one character long";
+inline constexpr std::string_view kFunctionNotFound = "ERR Function not found";
+inline constexpr std::string_view kBadFunctionNumKeys = "ERR Bad number of keys provided";
+inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
+inline constexpr std::string_view kNoFunctions = "ERR No functions registered";
 
 // ringcache's own: the rules for keys on a sharded server (docs/SCRIPTING.md).
 inline constexpr std::string_view kOtherShardKey =

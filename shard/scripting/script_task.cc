@@ -88,14 +88,14 @@ ScriptTask::ScriptTask(CoordCmd& cmd, LuaEngine& engine, const LuaEngine::Script
   const ArgList args = args_.view();
   run_.keys = args.subspan(3, run.keys.size());
   run_.argv = args.subspan(3 + run.keys.size());
-  sha_ = std::string(run.sha);
-  run_.sha = sha_;
+  name_ = std::string(run.name);
+  run_.name = name_;
   run_.task = this;
 }
 
 ScriptTask::~ScriptTask() = default;
 
-void ScriptTask::Begin() { Step(0); }
+void ScriptTask::Begin() { Step(co_.start_nargs); }
 
 void ScriptTask::Step(int nargs) {
   std::string reply;

@@ -73,7 +73,7 @@ class ScriptTask : public std::enable_shared_from_this<ScriptTask> {
   ShardSet& shards_;
   ServerState& server_;
   OwnedArgs args_;
-  std::string sha_;
+  std::string name_;  // what run_.name views
   LuaEngine::Script script_;
   ScriptRun run_;
   LuaEngine::Coroutine co_;

@@ -1,11 +1,5 @@
-// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (docs/SCRIPTING.md).
-//
-//   keys all on one shard ─▶ on_shard (EvalOnShard) on that shard's thread: the script
-//                            runs there as one step, atomic like any command
-//   no keys ──────────────▶ on_coord (EvalOnCoord) on the connection's thread, on its shard
-//   keys on several shards ▶ on_coord: a ScriptTask (script_task.h), atomic under the
-//                            locks of its keys, suspending while other shards run the
-//                            commands it calls
+// EVAL, EVALSHA, EVAL_RO, EVALSHA_RO and SCRIPT (docs/SCRIPTING.md). Where a script runs
+// and the checks before it runs are script_run.h's, shared with FCALL.
 
 #include <cctype>
 #include <string>
@@ -14,12 +8,11 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
 #include "shard/command/errors.h"
-#include "shard/runtime/memory_limit.h"
+#include "shard/families/scripting/script_run.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/scripting/script_task.h"
 #include "shard/scripting/sha1.h"
 #include "shard/server/server_state.h"
 
@@ -31,86 +24,34 @@ constexpr std::string_view kNotReady = "ERR scripting is not available";
 
 enum EvalKind : uint8_t { kBody = 0, kBySha = 1, kReadOnly = 2 };
 
-// Redis's evalGenericCommand checks of numkeys; false with the error.
-bool NumKeys(ArgList args, int64_t* n, std::string_view* error) {
-  if (!ParseInt64(args[2], n)) {
-    *error = err::kNotInteger;
-    return false;
-  }
-  if (*n > int64_t(args.size()) - 3) {
-    *error = script_err::kTooManyKeys;
-    return false;
-  }
-  if (*n < 0) {
-    *error = script_err::kNegativeKeys;
-    return false;
-  }
-  return true;
-}
-
-// Finds and checks the script `args` names on `engine`'s thread and fills `run` for it
-// (KEYS and ARGV view `args`). False when it answered with an error instead.
-bool PrepareRun(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3,
-                LuaEngine::Script* script, ScriptRun* run, char (&hex)[40], ReplyBuilder& reply) {
-  int64_t numkeys = 0;
-  std::string_view bad;
-  if (!NumKeys(args, &numkeys, &bad)) {
-    reply.Error(bad);
-    return false;
-  }
-  std::string_view sha;
+// Redis's evalGenericCommand: numkeys, then the script (compiled here if needed).
+template <uint8_t kKind>
+bool FindEval(ScriptRegistry& scripts, uint32_t thread, ArgList args, Invocation* inv,
+              ReplyBuilder& reply) {
+  if (!ParseNumKeys(args, err::kNotInteger, &inv->numkeys, reply)) return false;
+  LuaEngine& engine = scripts.engine(thread);
+  inv->engine = &engine;
+  inv->ro_command = kKind & kReadOnly;
   std::string error;
-  if (kind & kBySha) {
+  if (kKind & kBySha) {
     if (args[1].size() != 40) {
       reply.Error(script_err::kNoScript);
       return false;
     }
-    sha = LowerSha(args[1], hex);
-    if (!engine.Find(sha, script, &error)) {
+    inv->name = LowerSha(args[1], inv->hex);
+    if (!engine.Find(inv->name, &inv->script, &error)) {
       reply.Error(error);
       return false;
     }
   } else {
-    sha = Sha1Hex(args[1], hex);
-    if (!engine.Load(sha, args[1], script, &error)) {
+    inv->name = Sha1Hex(args[1], inv->hex);
+    if (!engine.Load(inv->name, args[1], &inv->script, &error)) {
       reply.Error(error);
       return false;
     }
-    engine.registry().Add(sha, args[1]);
-  }
-  const uint32_t flags = script->flags;
-  const bool compat = flags & kScriptEvalCompat;
-  if ((kind & kReadOnly) && !compat && !(flags & kScriptNoWrites)) {
-    reply.Error(script_err::kWriteFromRo);
-    return false;
-  }
-  run->sha = sha;
-  run->keys = args.subspan(3, size_t(numkeys));
-  run->argv = args.subspan(3 + size_t(numkeys));
-  run->read_only = (kind & kReadOnly) || (flags & kScriptNoWrites);
-  run->caller_resp3 = resp3;
-  run->flags = flags;
-  const ServerState& server = engine.registry().server();
-  if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run->read_only &&
-      OutOfMemory(engine.registry().shards(), engine.thread().id(), server)) {
-    // A script declaring its flags is refused whole; an old one only at its first write.
-    if (!compat) {
-      reply.Error(err::kOom);
-      return false;
-    }
-    run->oom_at_start = true;
+    scripts.Add(inv->name, args[1]);
   }
   return true;
-}
-
-// Runs the script `args` names on `engine`'s thread, whose shard owns every key it
-// declares.
-void RunScript(LuaEngine& engine, ArgList args, uint8_t kind, bool resp3, ReplyBuilder& reply) {
-  char hex[40];
-  LuaEngine::Script script;
-  ScriptRun run;
-  if (!PrepareRun(engine, args, kind, resp3, &script, &run, hex, reply)) return;
-  engine.Run(script, run, reply);
 }
 
 // The script of an EVAL leaving for a shard is registered before it leaves: the
@@ -129,25 +70,12 @@ void RegisterBeforeHop(ShardThread& self, ServerState& server, ArgList args) {
 
 template <uint8_t kKind>
 void EvalOnShard(ShardCmd& cmd) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
-  LuaEngine& engine = cmd.server.scripts->engine(cmd.shard.id());
-  RunScript(engine, cmd.args, kKind, cmd.reply.resp3(), cmd.reply);
+  RunScriptOnShard(cmd, FindEval<kKind>);
 }
 
 template <uint8_t kKind>
 void EvalOnCoord(CoordCmd& cmd) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
-  LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
-  char hex[40];
-  LuaEngine::Script script;
-  ScriptRun run;
-  if (!PrepareRun(engine, cmd.args, kKind, cmd.client.resp3, &script, &run, hex, cmd.reply)) {
-    return;
-  }
-  // No keys: it runs here, on this thread's shard. Keys on several shards: under their
-  // locks, as a task that suspends while other shards run its commands.
-  if (run.keys.empty()) return engine.Run(script, run, cmd.reply);
-  ScriptTask::Launch(cmd, engine, script, run);
+  RunScriptOnCoord(cmd, FindEval<kKind>);
 }
 
 bool IsFlushMode(std::string_view s) {
@@ -184,7 +112,7 @@ void ScriptLoad(CoordCmd& cmd) {
   cmd.reply.Bulk(sha);
 }
 
-void ScriptKill(CoordCmd& cmd) { cmd.reply.Error("NOTBUSY No scripts in execution right now."); }
+void ScriptKill(CoordCmd& cmd) { KillRunningScript(cmd, ScriptKind::kEval); }
 
 void ScriptDebug(CoordCmd& cmd) {
   std::string_view mode = cmd.args[2];

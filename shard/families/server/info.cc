@@ -19,6 +19,8 @@
 #include "shard/command/command_stats.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/runtime/fanout.h"
+#include "shard/scripting/function_registry.h"
+#include "shard/scripting/script_registry.h"
 #include "shard/server/memory_info.h"
 #include "shard/server/server_state.h"
 #include "threadpool/thread_pool.h"
@@ -118,6 +120,34 @@ uint64_t LazyfreeDone(const ServerState& s) {
   return s.lazyfree != nullptr ? s.lazyfree->Completed() : 0;
 }
 
+// Redis 7.0's scripting lines of INFO memory: the Lua states' heaps (every thread's two,
+// summed), the scripts' bodies and the function libraries.
+void ScriptingMemory(const ServerState& s, std::string* out) {
+  uint64_t vm_eval = 0, vm_functions = 0, scripts_eval = 0, cached = 0;
+  uint64_t functions = 0, libraries = 0, functions_bytes = 0;
+  if (s.scripts != nullptr) {
+    const ScriptRegistry& r = *s.scripts;
+    vm_eval = uint64_t(std::max<int64_t>(0, r.eval_vm_bytes()));
+    vm_functions = uint64_t(std::max<int64_t>(0, r.functions_vm_bytes()));
+    scripts_eval = r.body_bytes();
+    cached = r.count();
+    functions = r.functions().function_count();
+    libraries = r.functions().library_count();
+    functions_bytes = r.functions().memory_bytes();
+  }
+  const uint64_t vm_total = vm_eval + vm_functions;
+  const uint64_t scripts = scripts_eval + functions_bytes;
+  StrAppend(out, "used_memory_lua:", vm_eval, "\r\n", "used_memory_vm_eval:", vm_eval, "\r\n",
+            "used_memory_lua_human:", HumanBytes(vm_eval), "\r\n",
+            "used_memory_scripts_eval:", scripts_eval, "\r\n",
+            "number_of_cached_scripts:", cached, "\r\n", "number_of_functions:", functions,
+            "\r\n", "number_of_libraries:", libraries, "\r\n",
+            "used_memory_vm_functions:", vm_functions, "\r\n", "used_memory_vm_total:", vm_total,
+            "\r\n", "used_memory_vm_total_human:", HumanBytes(vm_total), "\r\n",
+            "used_memory_functions:", functions_bytes, "\r\n", "used_memory_scripts:", scripts,
+            "\r\n", "used_memory_scripts_human:", HumanBytes(scripts), "\r\n");
+}
+
 void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   uint64_t used = UsedMemory();
   uint64_t peak = peak_memory.load();
@@ -132,7 +162,10 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
       "used_memory_peak:", peak, "\r\n", "used_memory_peak_human:", HumanBytes(peak), "\r\n",
       "used_memory_dataset:", t.dataset_bytes, "\r\n",
       "mem_fragmentation_ratio:", absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0),
-      "\r\n", "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
+      "\r\n");
+  ScriptingMemory(s, out);
+  StrAppend(
+      out, "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
       "maxmemory_policy:", PolicyName(s.config.maxmemory_policy), "\r\n", "mem_allocator:libc\r\n",
       "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
 }
