@@ -17,9 +17,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\nstring\r\n"
      "$10\r\ncomplexity\r\n"
-     "$233\r\nO(1). The amortized time complexity is O(1) assuming the appended value is small and "
-     "the already present value is of any size, since the dynamic string library used by Redis "
-     "will double the free space available on every reallocation.\r\n"
+     "$233\r\nO(1). The amortized time complexity is O(1) assuming the appended value is small and the already present value is of any size, since the dynamic string library used by Redis will double the free space available on every reallocation.\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -71,7 +69,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"auth",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -104,7 +103,8 @@ const CommandMeta kCommandMeta[] = {
      "$8\r\npassword\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"bitcount",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -380,8 +380,7 @@ const CommandMeta kCommandMeta[] = {
     {"bitfield_ro",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$87\r\nPerform arbitrary bitfield integer operations on strings. Read-only variant of "
-     "BITFIELD\r\n"
+     "$87\r\nPerform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n6.0.0\r\n"
      "$5\r\ngroup\r\n"
@@ -649,8 +648,7 @@ const CommandMeta kCommandMeta[] = {
     {"blmove",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$98\r\nPop an element from a list, push it to another list and return it; or block until one "
-     "is available\r\n"
+     "$98\r\nPop an element from a list, push it to another list and return it; or block until one is available\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n6.2.0\r\n"
      "$5\r\ngroup\r\n"
@@ -782,8 +780,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$87\r\nO(N+M) where N is the number of provided keys and M is the number of elements "
-     "returned.\r\n"
+     "$87\r\nO(N+M) where N is the number of provided keys and M is the number of elements returned.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%2\r\n"
@@ -988,8 +985,7 @@ const CommandMeta kCommandMeta[] = {
     {"brpoplpush",
      "%9\r\n"
      "$7\r\nsummary\r\n"
-     "$98\r\nPop an element from a list, push it to another list and return it; or block until one "
-     "is available\r\n"
+     "$98\r\nPop an element from a list, push it to another list and return it; or block until one is available\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n2.2.0\r\n"
      "$5\r\ngroup\r\n"
@@ -1085,15 +1081,13 @@ const CommandMeta kCommandMeta[] = {
     {"bzmpop",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$85\r\nRemove and return members with scores in a sorted set or block until one is "
-     "available\r\n"
+     "$85\r\nRemove and return members with scores in a sorted set or block until one is available\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n7.0.0\r\n"
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$151\r\nO(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-     "elements in the sorted set, and M being the number of elements popped.\r\n"
+     "$151\r\nO(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%2\r\n"
@@ -1178,8 +1172,7 @@ const CommandMeta kCommandMeta[] = {
     {"bzpopmax",
      "%6\r\n"
      "$7\r\nsummary\r\n"
-     "$113\r\nRemove and return the member with the highest score from one or more sorted sets, or "
-     "block until one is available\r\n"
+     "$113\r\nRemove and return the member with the highest score from one or more sorted sets, or block until one is available\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n5.0.0\r\n"
      "$5\r\ngroup\r\n"
@@ -1239,8 +1232,7 @@ const CommandMeta kCommandMeta[] = {
     {"bzpopmin",
      "%6\r\n"
      "$7\r\nsummary\r\n"
-     "$112\r\nRemove and return the member with the lowest score from one or more sorted sets, or "
-     "block until one is available\r\n"
+     "$112\r\nRemove and return the member with the lowest score from one or more sorted sets, or block until one is available\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n5.0.0\r\n"
      "$5\r\ngroup\r\n"
@@ -1307,7 +1299,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|id",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1318,7 +1311,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|getname",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1329,7 +1323,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|setname",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -1347,7 +1342,8 @@ const CommandMeta kCommandMeta[] = {
      "$15\r\nconnection-name\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|list",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -1371,8 +1367,7 @@ const CommandMeta kCommandMeta[] = {
      "$19\r\nAdded `user` field.\r\n"
      "*2\r\n"
      "$5\r\n6.2.0\r\n"
-     "$85\r\nAdded `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` "
-     "filter.\r\n"
+     "$85\r\nAdded `argv-mem`, `tot-mem`, `laddr` and `redir` fields and the optional `ID` filter.\r\n"
      "*2\r\n"
      "$5\r\n7.0.0\r\n"
      "$50\r\nAdded `resp`, `multi-mem`, `rbs` and `rbp` fields.\r\n"
@@ -1484,8 +1479,7 @@ const CommandMeta kCommandMeta[] = {
      "$41\r\nAdded `master` type in for `TYPE` option.\r\n"
      "*2\r\n"
      "$5\r\n5.0.0\r\n"
-     "$91\r\nReplaced `slave` `TYPE` with `replica`. `slave` still supported for backward "
-     "compatibility.\r\n"
+     "$91\r\nReplaced `slave` `TYPE` with `replica`. `slave` still supported for backward compatibility.\r\n"
      "*2\r\n"
      "$5\r\n6.2.0\r\n"
      "$15\r\n`LADDR` option.\r\n"
@@ -1622,7 +1616,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nflags\r\n"
      "~1\r\n"
      "+optional\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|pause",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -1671,7 +1666,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
      "$3\r\nALL\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|unpause",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1682,7 +1678,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$44\r\nO(N) Where N is the number of paused clients\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|unblock",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -1724,7 +1721,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
      "$5\r\nERROR\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|reply",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -1765,7 +1763,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
      "$4\r\nSKIP\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|no-evict",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -1799,7 +1798,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
      "$3\r\nOFF\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|getredir",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1810,7 +1810,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"client|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1821,7 +1822,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1832,7 +1834,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1843,7 +1846,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster|info",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -1867,7 +1871,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster|slots",
      "%8\r\n"
      "$7\r\nsummary\r\n"
@@ -1939,7 +1944,8 @@ const CommandMeta kCommandMeta[] = {
      "$3\r\nkey\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster|countkeysinslot",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -1957,7 +1963,8 @@ const CommandMeta kCommandMeta[] = {
      "$4\r\nslot\r\n"
      "$4\r\ntype\r\n"
      "$7\r\ninteger\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"cluster|getkeysinslot",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -2006,7 +2013,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"command|info",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -2118,7 +2126,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$54\r\nO(N) where N is the number of arguments to the command\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"command|getkeysandflags",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -2129,7 +2138,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$54\r\nO(N) where N is the number of arguments to the command\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"command|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -2140,7 +2150,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"config",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -2151,7 +2162,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"config|get",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -2184,7 +2196,8 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\nparameter\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"config|set",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -2236,7 +2249,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"config|rewrite",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -2247,7 +2261,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"config|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -2258,7 +2273,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"copy",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -2268,8 +2284,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
-     "$95\r\nO(N) worst case for collections, where N is the number of nested items. O(1) for "
-     "string values.\r\n"
+     "$95\r\nO(N) worst case for collections, where N is the number of nested items. O(1) for string values.\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%3\r\n"
@@ -2385,7 +2400,8 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+syscmd\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"decr",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -2494,10 +2510,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
-     "$288\r\nO(N) where N is the number of keys that will be removed. When a key to remove holds "
-     "a value other than a string, the individual complexity for this key is O(M) where M is the "
-     "number of elements in the list, set, sorted set or hash. Removing a single key that holds a "
-     "string value is O(1).\r\n"
+     "$288\r\nO(N) where N is the number of keys that will be removed. When a key to remove holds a value other than a string, the individual complexity for this key is O(M) where M is the number of elements in the list, set, sorted set or hash. Removing a single key that holds a string value is O(1).\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%4\r\n"
@@ -2549,7 +2562,8 @@ const CommandMeta kCommandMeta[] = {
      "$12\r\ntransactions\r\n"
      "$10\r\ncomplexity\r\n"
      "$45\r\nO(N), when N is the number of queued commands\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"echo",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -2567,7 +2581,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\nmessage\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"eval",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -2860,7 +2875,8 @@ const CommandMeta kCommandMeta[] = {
      "$12\r\ntransactions\r\n"
      "$10\r\ncomplexity\r\n"
      "$38\r\nDepends on commands in the transaction\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"exists",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -3154,6 +3170,149 @@ const CommandMeta kCommandMeta[] = {
      ":1\r\n"
      "$5\r\nlimit\r\n"
      ":0\r\n"},
+    {"fcall",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$17\r\nInvoke a function\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$41\r\nDepends on the function that is executed.\r\n"
+     "$9\r\narguments\r\n"
+     "*4\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$8\r\nfunction\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$7\r\nnumkeys\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n"
+     "%4\r\n"
+     "$4\r\nname\r\n"
+     "$3\r\nkey\r\n"
+     "$4\r\ntype\r\n"
+     "$3\r\nkey\r\n"
+     "$14\r\nkey_spec_index\r\n"
+     ":0\r\n"
+     "$5\r\nflags\r\n"
+     "~2\r\n"
+     "+optional\r\n"
+     "+multiple\r\n"
+     "%3\r\n"
+     "$4\r\nname\r\n"
+     "$3\r\narg\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "$5\r\nflags\r\n"
+     "~2\r\n"
+     "+optional\r\n"
+     "+multiple\r\n",
+     "~0\r\n",
+     "~1\r\n"
+     "%4\r\n"
+     "$5\r\nnotes\r\n"
+     "$78\r\nWe cannot tell how the keys will be used so we assume the worst, RW and UPDATE\r\n"
+     "$5\r\nflags\r\n"
+     "~3\r\n"
+     "+RW\r\n"
+     "+access\r\n"
+     "+update\r\n"
+     "$12\r\nbegin_search\r\n"
+     "%2\r\n"
+     "$4\r\ntype\r\n"
+     "$5\r\nindex\r\n"
+     "$4\r\nspec\r\n"
+     "%1\r\n"
+     "$5\r\nindex\r\n"
+     ":2\r\n"
+     "$9\r\nfind_keys\r\n"
+     "%2\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nkeynum\r\n"
+     "$4\r\nspec\r\n"
+     "%3\r\n"
+     "$9\r\nkeynumidx\r\n"
+     ":0\r\n"
+     "$8\r\nfirstkey\r\n"
+     ":1\r\n"
+     "$7\r\nkeystep\r\n"
+     ":1\r\n"},
+    {"fcall_ro",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$27\r\nInvoke a read-only function\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$41\r\nDepends on the function that is executed.\r\n"
+     "$9\r\narguments\r\n"
+     "*4\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$8\r\nfunction\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$7\r\nnumkeys\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n"
+     "%4\r\n"
+     "$4\r\nname\r\n"
+     "$3\r\nkey\r\n"
+     "$4\r\ntype\r\n"
+     "$3\r\nkey\r\n"
+     "$14\r\nkey_spec_index\r\n"
+     ":0\r\n"
+     "$5\r\nflags\r\n"
+     "~2\r\n"
+     "+optional\r\n"
+     "+multiple\r\n"
+     "%3\r\n"
+     "$4\r\nname\r\n"
+     "$3\r\narg\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "$5\r\nflags\r\n"
+     "~2\r\n"
+     "+optional\r\n"
+     "+multiple\r\n",
+     "~0\r\n",
+     "~1\r\n"
+     "%4\r\n"
+     "$5\r\nnotes\r\n"
+     "$78\r\nWe cannot tell how the keys will be used so we assume the worst, RO and ACCESS\r\n"
+     "$5\r\nflags\r\n"
+     "~2\r\n"
+     "+RO\r\n"
+     "+access\r\n"
+     "$12\r\nbegin_search\r\n"
+     "%2\r\n"
+     "$4\r\ntype\r\n"
+     "$5\r\nindex\r\n"
+     "$4\r\nspec\r\n"
+     "%1\r\n"
+     "$5\r\nindex\r\n"
+     ":2\r\n"
+     "$9\r\nfind_keys\r\n"
+     "%2\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nkeynum\r\n"
+     "$4\r\nspec\r\n"
+     "%3\r\n"
+     "$9\r\nkeynumidx\r\n"
+     ":0\r\n"
+     "$8\r\nfirstkey\r\n"
+     ":1\r\n"
+     "$7\r\nkeystep\r\n"
+     ":1\r\n"},
     {"flushall",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -3268,41 +3427,59 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
-    {"function|list",
+     "~0\r\n",
+     "~0\r\n"},
+    {"function|load",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$40\r\nList information about all the functions\r\n"
+     "$68\r\nCreate a function with the given arguments (name, code, description)\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n7.0.0\r\n"
      "$5\r\ngroup\r\n"
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
-     "$39\r\nO(N) where N is the number of functions\r\n"
+     "$48\r\nO(1) (considering compilation time is redundant)\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%4\r\n"
      "$4\r\nname\r\n"
-     "$20\r\nlibrary-name-pattern\r\n"
-     "$4\r\ntype\r\n"
-     "$6\r\nstring\r\n"
-     "$5\r\ntoken\r\n"
-     "$11\r\nLIBRARYNAME\r\n"
-     "$5\r\nflags\r\n"
-     "~1\r\n"
-     "+optional\r\n"
-     "%4\r\n"
-     "$4\r\nname\r\n"
-     "$8\r\nwithcode\r\n"
+     "$7\r\nreplace\r\n"
      "$4\r\ntype\r\n"
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
-     "$8\r\nWITHCODE\r\n"
+     "$7\r\nREPLACE\r\n"
      "$5\r\nflags\r\n"
      "~1\r\n"
-     "+optional\r\n",
-     "~1\r\n"
-     "$29\r\nnondeterministic_output_order\r\n",
+     "+optional\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$13\r\nfunction-code\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n",
+     "~2\r\n"
+     "$25\r\nrequest_policy:all_shards\r\n"
+     "$29\r\nresponse_policy:all_succeeded\r\n",
+     "~0\r\n"},
+    {"function|delete",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$25\r\nDelete a function by name\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n"
+     "$9\r\narguments\r\n"
+     "*1\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$12\r\nlibrary-name\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n",
+     "~2\r\n"
+     "$25\r\nrequest_policy:all_shards\r\n"
+     "$29\r\nresponse_policy:all_succeeded\r\n",
      "~0\r\n"},
     {"function|flush",
      "%5\r\n"
@@ -3344,6 +3521,134 @@ const CommandMeta kCommandMeta[] = {
      "$25\r\nrequest_policy:all_shards\r\n"
      "$29\r\nresponse_policy:all_succeeded\r\n",
      "~0\r\n"},
+    {"function|list",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$40\r\nList information about all the functions\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$39\r\nO(N) where N is the number of functions\r\n"
+     "$9\r\narguments\r\n"
+     "*2\r\n"
+     "%4\r\n"
+     "$4\r\nname\r\n"
+     "$20\r\nlibrary-name-pattern\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "$5\r\ntoken\r\n"
+     "$11\r\nLIBRARYNAME\r\n"
+     "$5\r\nflags\r\n"
+     "~1\r\n"
+     "+optional\r\n"
+     "%4\r\n"
+     "$4\r\nname\r\n"
+     "$8\r\nwithcode\r\n"
+     "$4\r\ntype\r\n"
+     "$10\r\npure-token\r\n"
+     "$5\r\ntoken\r\n"
+     "$8\r\nWITHCODE\r\n"
+     "$5\r\nflags\r\n"
+     "~1\r\n"
+     "+optional\r\n",
+     "~1\r\n"
+     "$29\r\nnondeterministic_output_order\r\n",
+     "~0\r\n"},
+    {"function|stats",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$85\r\nReturn information about the function currently running (name, description, duration)\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~3\r\n"
+     "$23\r\nnondeterministic_output\r\n"
+     "$25\r\nrequest_policy:all_shards\r\n"
+     "$23\r\nresponse_policy:special\r\n",
+     "~0\r\n"},
+    {"function|dump",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$51\r\nDump all functions into a serialized binary payload\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$39\r\nO(N) where N is the number of functions\r\n",
+     "~0\r\n",
+     "~0\r\n"},
+    {"function|restore",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$46\r\nRestore all the functions on the given payload\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$54\r\nO(N) where N is the number of functions on the payload\r\n"
+     "$9\r\narguments\r\n"
+     "*2\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$16\r\nserialized-value\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "%4\r\n"
+     "$4\r\nname\r\n"
+     "$6\r\npolicy\r\n"
+     "$4\r\ntype\r\n"
+     "$5\r\noneof\r\n"
+     "$5\r\nflags\r\n"
+     "~1\r\n"
+     "+optional\r\n"
+     "$9\r\narguments\r\n"
+     "*3\r\n"
+     "%3\r\n"
+     "$4\r\nname\r\n"
+     "$5\r\nflush\r\n"
+     "$4\r\ntype\r\n"
+     "$10\r\npure-token\r\n"
+     "$5\r\ntoken\r\n"
+     "$5\r\nFLUSH\r\n"
+     "%3\r\n"
+     "$4\r\nname\r\n"
+     "$6\r\nappend\r\n"
+     "$4\r\ntype\r\n"
+     "$10\r\npure-token\r\n"
+     "$5\r\ntoken\r\n"
+     "$6\r\nAPPEND\r\n"
+     "%3\r\n"
+     "$4\r\nname\r\n"
+     "$7\r\nreplace\r\n"
+     "$4\r\ntype\r\n"
+     "$10\r\npure-token\r\n"
+     "$5\r\ntoken\r\n"
+     "$7\r\nREPLACE\r\n",
+     "~2\r\n"
+     "$25\r\nrequest_policy:all_shards\r\n"
+     "$29\r\nresponse_policy:all_succeeded\r\n",
+     "~0\r\n"},
+    {"function|kill",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$41\r\nKill the function currently in execution.\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n7.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$9\r\nscripting\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~2\r\n"
+     "$25\r\nrequest_policy:all_shards\r\n"
+     "$29\r\nresponse_policy:one_succeeded\r\n",
+     "~0\r\n"},
     {"function|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -3354,7 +3659,8 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"get",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -3602,9 +3908,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\nstring\r\n"
      "$10\r\ncomplexity\r\n"
-     "$231\r\nO(N) where N is the length of the returned string. The complexity is ultimately "
-     "determined by the returned length, but because creating a substring from an existing string "
-     "is very cheap, it can be considered O(1) for small strings.\r\n"
+     "$231\r\nO(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -3783,8 +4087,7 @@ const CommandMeta kCommandMeta[] = {
      "~1\r\n"
      "*2\r\n"
      "$5\r\n6.2.0\r\n"
-     "$109\r\n`protover` made optional; when called without arguments the command reports the "
-     "current connection's context.\r\n"
+     "$109\r\n`protover` made optional; when called without arguments the command reports the current connection's context.\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%4\r\n"
@@ -3834,7 +4137,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nflags\r\n"
      "~1\r\n"
      "+optional\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"hexists",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -4397,8 +4701,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nhash\r\n"
      "$10\r\ncomplexity\r\n"
-     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls "
-     "for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
+     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%3\r\n"
@@ -4470,8 +4773,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nhash\r\n"
      "$10\r\ncomplexity\r\n"
-     "$132\r\nO(1) for each field/value pair added, so O(N) to add N field/value pairs when the "
-     "command is called with multiple field/value pairs.\r\n"
+     "$132\r\nO(1) for each field/value pair added, so O(N) to add N field/value pairs when the command is called with multiple field/value pairs.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -4877,8 +5179,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
-     "$152\r\nO(N) with N being the number of keys in the database, under the assumption that the "
-     "key names in the database and the given pattern have limited length.\r\n"
+     "$152\r\nO(N) with N being the number of keys in the database, under the assumption that the key names in the database and the given pattern have limited length.\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%2\r\n"
@@ -4900,7 +5201,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"latency|latest",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -5036,7 +5338,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"lcs",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -5139,8 +5442,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$152\r\nO(N) where N is the number of elements to traverse to get to the element at index. "
-     "This makes asking for the first or the last element of the list O(1).\r\n"
+     "$152\r\nO(N) where N is the number of elements to traverse to get to the element at index. This makes asking for the first or the last element of the list O(1).\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -5191,9 +5493,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$232\r\nO(N) where N is the number of elements to traverse before seeing the value pivot. "
-     "This means that inserting somewhere on the left end on the list (head) can be considered "
-     "O(1) and inserting somewhere on the right end (tail) is O(N).\r\n"
+     "$232\r\nO(N) where N is the number of elements to traverse before seeing the value pivot. This means that inserting somewhere on the left end on the list (head) can be considered O(1) and inserting somewhere on the right end (tail) is O(N).\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%3\r\n"
@@ -5436,8 +5736,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$87\r\nO(N+M) where N is the number of provided keys and M is the number of elements "
-     "returned.\r\n"
+     "$87\r\nO(N+M) where N is the number of provided keys and M is the number of elements returned.\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%2\r\n"
@@ -5585,9 +5884,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$217\r\nO(N) where N is the number of elements in the list, for the average case. When "
-     "searching for elements near the head or the tail of the list, or when the MAXLEN option is "
-     "provided, the command may run in constant time.\r\n"
+     "$217\r\nO(N) where N is the number of elements in the list, for the average case. When searching for elements near the head or the tail of the list, or when the MAXLEN option is provided, the command may run in constant time.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%3\r\n"
@@ -5668,8 +5965,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called "
-     "with multiple arguments.\r\n"
+     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -5728,8 +6024,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called "
-     "with multiple arguments.\r\n"
+     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -5788,9 +6083,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$178\r\nO(S+N) where S is the distance of start offset from HEAD for small lists, from "
-     "nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified "
-     "range.\r\n"
+     "$178\r\nO(S+N) where S is the distance of start offset from HEAD for small lists, from nearest end (HEAD or TAIL) for large lists; and N is the number of elements in the specified range.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -5902,8 +6195,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$105\r\nO(N) where N is the length of the list. Setting either the first or the last element "
-     "of the list is O(1).\r\n"
+     "$105\r\nO(N) where N is the length of the list. Setting either the first or the last element of the list is O(1).\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -6016,7 +6308,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"memory|usage",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -6141,7 +6434,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"mget",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -6200,7 +6494,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\n1.0.0\r\n"
      "$5\r\ngroup\r\n"
      "$6\r\nserver\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"mset",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -6337,7 +6632,8 @@ const CommandMeta kCommandMeta[] = {
      "$12\r\ntransactions\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"object",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -6348,7 +6644,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"object|encoding",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -6543,7 +6840,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"persist",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -6935,7 +7233,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\npattern\r\n"
      "$4\r\ntype\r\n"
      "$7\r\npattern\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pttl",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -6997,8 +7296,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
-     "$141\r\nO(N+M) where N is the number of clients subscribed to the receiving channel and M is "
-     "the total number of subscribed patterns (by any client).\r\n"
+     "$141\r\nO(N+M) where N is the number of clients subscribed to the receiving channel and M is the total number of subscribed patterns (by any client).\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%2\r\n"
@@ -7011,7 +7309,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\nmessage\r\n"
      "$4\r\ntype\r\n"
      "$6\r\nstring\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pubsub",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7022,7 +7321,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pubsub|channels",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -7032,8 +7332,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
-     "$131\r\nO(N) where N is the number of active channels, and assuming constant time pattern "
-     "matching (relatively short channels and patterns)\r\n"
+     "$131\r\nO(N) where N is the number of active channels, and assuming constant time pattern matching (relatively short channels and patterns)\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%3\r\n"
@@ -7044,7 +7343,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nflags\r\n"
      "~1\r\n"
      "+optional\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pubsub|numsub",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -7066,7 +7366,8 @@ const CommandMeta kCommandMeta[] = {
      "~2\r\n"
      "+optional\r\n"
      "+multiple\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pubsub|numpat",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7077,7 +7378,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"pubsub|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7088,7 +7390,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"punsubscribe",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -7098,8 +7401,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\npubsub\r\n"
      "$10\r\ncomplexity\r\n"
-     "$153\r\nO(N+M) where N is the number of patterns the client is already subscribed and M is "
-     "the number of total patterns subscribed in the system (by any client).\r\n"
+     "$153\r\nO(N+M) where N is the number of patterns the client is already subscribed and M is the number of total patterns subscribed in the system (by any client).\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%3\r\n"
@@ -7111,7 +7413,8 @@ const CommandMeta kCommandMeta[] = {
      "~2\r\n"
      "+optional\r\n"
      "+multiple\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"quit",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7122,7 +7425,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"randomkey",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7147,7 +7451,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"readwrite",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7158,7 +7463,8 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\ncluster\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"rename",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -7252,8 +7558,7 @@ const CommandMeta kCommandMeta[] = {
      "~1\r\n"
      "*2\r\n"
      "$5\r\n3.2.0\r\n"
-     "$86\r\nThe command no longer returns an error when source and destination names are the "
-     "same.\r\n"
+     "$86\r\nThe command no longer returns an error when source and destination names are the same.\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -7333,7 +7638,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\nconnection\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"rpop",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -7491,8 +7797,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called "
-     "with multiple arguments.\r\n"
+     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -7551,8 +7856,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$4\r\nlist\r\n"
      "$10\r\ncomplexity\r\n"
-     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called "
-     "with multiple arguments.\r\n"
+     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -7611,8 +7915,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called "
-     "with multiple arguments.\r\n"
+     "$106\r\nO(1) for each element added, so O(N) to add N elements when the command is called with multiple arguments.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -7671,8 +7974,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
-     "$169\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls "
-     "for the cursor to return back to 0. N is the number of elements inside the collection.\r\n"
+     "$169\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -7776,7 +8078,8 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"script|help",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -7787,7 +8090,8 @@ const CommandMeta kCommandMeta[] = {
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"script|flush",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -7875,7 +8179,8 @@ const CommandMeta kCommandMeta[] = {
      "$10\r\npure-token\r\n"
      "$5\r\ntoken\r\n"
      "$2\r\nNO\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"script|exists",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -7885,8 +8190,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$9\r\nscripting\r\n"
      "$10\r\ncomplexity\r\n"
-     "$100\r\nO(N) with N being the number of scripts to check (so checking a single script is an "
-     "O(1) operation).\r\n"
+     "$100\r\nO(N) with N being the number of scripts to check (so checking a single script is an O(1) operation).\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%3\r\n"
@@ -8084,7 +8388,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nindex\r\n"
      "$4\r\ntype\r\n"
      "$7\r\ninteger\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"set",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -8420,9 +8725,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\nstring\r\n"
      "$10\r\ncomplexity\r\n"
-     "$215\r\nO(1), not counting the time taken to copy the new string in place. Usually, this "
-     "string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with "
-     "M being the length of the value argument.\r\n"
+     "$215\r\nO(1), not counting the time taken to copy the new string in place. Usually, this string is very small so the amortized complexity is O(1). Otherwise, complexity is O(M) with M being the length of the value argument.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -8478,8 +8781,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
-     "$103\r\nO(N) when saving, where N is the total number of keys in all databases when saving "
-     "data, otherwise O(1)\r\n"
+     "$103\r\nO(N) when saving, where N is the total number of keys in all databases when saving data, otherwise O(1)\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -8547,7 +8849,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nflags\r\n"
      "~1\r\n"
      "+optional\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"sinter",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -8557,8 +8860,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number "
-     "of sets.\r\n"
+     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%4\r\n"
@@ -8608,8 +8910,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number "
-     "of sets.\r\n"
+     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%2\r\n"
@@ -8673,8 +8974,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number "
-     "of sets.\r\n"
+     "$93\r\nO(N*M) worst case where N is the cardinality of the smallest set and M is the number of sets.\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -8806,7 +9106,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$22\r\nDepends on subcommand.\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"slowlog|get",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -8875,7 +9176,8 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nserver\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"smembers",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -9070,8 +9372,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$89\r\nWithout the count argument O(1), otherwise O(N) where N is the value of the passed "
-     "count.\r\n"
+     "$89\r\nWithout the count argument O(1), otherwise O(N) where N is the value of the passed count.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -9134,8 +9435,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$98\r\nWithout the count argument O(1), otherwise O(N) where N is the absolute value of the "
-     "passed count.\r\n"
+     "$98\r\nWithout the count argument O(1), otherwise O(N) where N is the absolute value of the passed count.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -9256,8 +9556,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$3\r\nset\r\n"
      "$10\r\ncomplexity\r\n"
-     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls "
-     "for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
+     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%3\r\n"
@@ -9385,7 +9684,8 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\nflags\r\n"
      "~1\r\n"
      "+multiple\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"substr",
      "%8\r\n"
      "$7\r\nsummary\r\n"
@@ -9395,9 +9695,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$6\r\nstring\r\n"
      "$10\r\ncomplexity\r\n"
-     "$231\r\nO(N) where N is the length of the returned string. The complexity is ultimately "
-     "determined by the returned length, but because creating a substring from an existing string "
-     "is very cheap, it can be considered O(1) for small strings.\r\n"
+     "$231\r\nO(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -9598,8 +9896,7 @@ const CommandMeta kCommandMeta[] = {
     {"touch",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$87\r\nAlters the last access time of a key(s). Returns the number of existing keys "
-     "specified.\r\n"
+     "$87\r\nAlters the last access time of a key(s). Returns the number of existing keys specified.\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n3.2.1\r\n"
      "$5\r\ngroup\r\n"
@@ -9746,16 +10043,13 @@ const CommandMeta kCommandMeta[] = {
     {"unlink",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$93\r\nDelete a key asynchronously in another thread. Otherwise it is just as DEL, but non "
-     "blocking.\r\n"
+     "$93\r\nDelete a key asynchronously in another thread. Otherwise it is just as DEL, but non blocking.\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n4.0.0\r\n"
      "$5\r\ngroup\r\n"
      "$7\r\ngeneric\r\n"
      "$10\r\ncomplexity\r\n"
-     "$207\r\nO(1) for each key removed regardless of its size. Then the command does O(N) work in "
-     "a different thread in order to reclaim memory, where N is the number of allocations the "
-     "deleted objects where composed of.\r\n"
+     "$207\r\nO(1) for each key removed regardless of its size. Then the command does O(N) work in a different thread in order to reclaim memory, where N is the number of allocations the deleted objects where composed of.\r\n"
      "$9\r\narguments\r\n"
      "*1\r\n"
      "%4\r\n"
@@ -9818,7 +10112,8 @@ const CommandMeta kCommandMeta[] = {
      "~2\r\n"
      "+optional\r\n"
      "+multiple\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"unwatch",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -9829,7 +10124,8 @@ const CommandMeta kCommandMeta[] = {
      "$12\r\ntransactions\r\n"
      "$10\r\ncomplexity\r\n"
      "$4\r\nO(1)\r\n",
-     "~0\r\n", "~0\r\n"},
+     "~0\r\n",
+     "~0\r\n"},
     {"watch",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -9887,8 +10183,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$83\r\nO(log(N)) for each item added, where N is the number of elements in the sorted "
-     "set.\r\n"
+     "$83\r\nO(log(N)) for each item added, where N is the number of elements in the sorted set.\r\n"
      "$7\r\nhistory\r\n"
      "~3\r\n"
      "*2\r\n"
@@ -10142,8 +10437,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$155\r\nO(L + (N-K)log(N)) worst case where L is the total number of elements in all the "
-     "sets, N is the size of the first set, and K is the size of the result set.\r\n"
+     "$155\r\nO(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%2\r\n"
@@ -10207,8 +10501,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$155\r\nO(L + (N-K)log(N)) worst case where L is the total number of elements in all the "
-     "sets, N is the size of the first set, and K is the size of the result set.\r\n"
+     "$155\r\nO(L + (N-K)log(N)) worst case where L is the total number of elements in all the sets, N is the size of the first set, and K is the size of the result set.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -10351,9 +10644,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$177\r\nO(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being "
-     "the number of input sorted sets and M being the number of elements in the resulting sorted "
-     "set.\r\n"
+     "$177\r\nO(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%2\r\n"
@@ -10461,8 +10752,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$102\r\nO(N*K) worst case with N being the smallest input sorted set, K being the number of "
-     "input sorted sets.\r\n"
+     "$102\r\nO(N*K) worst case with N being the smallest input sorted set, K being the number of input sorted sets.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%2\r\n"
@@ -10526,9 +10816,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$177\r\nO(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being "
-     "the number of input sorted sets and M being the number of elements in the resulting sorted "
-     "set.\r\n"
+     "$177\r\nO(N*K)+O(M*log(M)) worst case with N being the smallest input sorted set, K being the number of input sorted sets and M being the number of elements in the resulting sorted set.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%3\r\n"
@@ -10714,8 +11002,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$151\r\nO(K) + O(M*log(N)) where K is the number of provided keys, N being the number of "
-     "elements in the sorted set, and M being the number of elements popped.\r\n"
+     "$151\r\nO(K) + O(M*log(N)) where K is the number of provided keys, N being the number of elements in the sorted set, and M being the number of elements popped.\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%2\r\n"
@@ -10855,8 +11142,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$109\r\nO(log(N)*M) with N being the number of elements in the sorted set, and M being the "
-     "number of elements popped.\r\n"
+     "$109\r\nO(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -10911,8 +11197,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$109\r\nO(log(N)*M) with N being the number of elements in the sorted set, and M being the "
-     "number of elements popped.\r\n"
+     "$109\r\nO(log(N)*M) with N being the number of elements in the sorted set, and M being the number of elements popped.\r\n"
      "$9\r\narguments\r\n"
      "*2\r\n"
      "%3\r\n"
@@ -11039,8 +11324,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$104\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements returned.\r\n"
+     "$104\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -11173,9 +11457,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).\r\n"
+     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -11260,9 +11542,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).\r\n"
+     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -11364,8 +11644,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$127\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements stored into the destination key.\r\n"
+     "$127\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements stored into the destination key.\r\n"
      "$9\r\narguments\r\n"
      "*7\r\n"
      "%3\r\n"
@@ -11560,8 +11839,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$109\r\nO(M*log(N)) with N being the number of elements in the sorted set and M the number "
-     "of elements to be removed.\r\n"
+     "$109\r\nO(M*log(N)) with N being the number of elements in the sorted set and M the number of elements to be removed.\r\n"
      "$7\r\nhistory\r\n"
      "~1\r\n"
      "*2\r\n"
@@ -11620,8 +11898,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements removed by the operation.\r\n"
+     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -11677,8 +11954,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements removed by the operation.\r\n"
+     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -11734,8 +12010,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements removed by the operation.\r\n"
+     "$120\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements removed by the operation.\r\n"
      "$9\r\narguments\r\n"
      "*3\r\n"
      "%3\r\n"
@@ -11785,15 +12060,13 @@ const CommandMeta kCommandMeta[] = {
     {"zrevrange",
      "%8\r\n"
      "$7\r\nsummary\r\n"
-     "$89\r\nReturn a range of members in a sorted set, by index, with scores ordered from high to "
-     "low\r\n"
+     "$89\r\nReturn a range of members in a sorted set, by index, with scores ordered from high to low\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n1.2.0\r\n"
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$104\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements returned.\r\n"
+     "$104\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements returned.\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -11860,16 +12133,13 @@ const CommandMeta kCommandMeta[] = {
     {"zrevrangebylex",
      "%8\r\n"
      "$7\r\nsummary\r\n"
-     "$106\r\nReturn a range of members in a sorted set, by lexicographical range, ordered from "
-     "higher to lower strings.\r\n"
+     "$106\r\nReturn a range of members in a sorted set, by lexicographical range, ordered from higher to lower strings.\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n2.8.9\r\n"
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).\r\n"
+     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -11948,16 +12218,13 @@ const CommandMeta kCommandMeta[] = {
     {"zrevrangebyscore",
      "%9\r\n"
      "$7\r\nsummary\r\n"
-     "$89\r\nReturn a range of members in a sorted set, by score, with scores ordered from high to "
-     "low\r\n"
+     "$89\r\nReturn a range of members in a sorted set, by score, with scores ordered from high to low\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n2.2.0\r\n"
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number "
-     "of elements being returned. If M is constant (e.g. always asking for the first 10 elements "
-     "with LIMIT), you can consider it O(log(N)).\r\n"
+     "$217\r\nO(log(N)+M) with N being the number of elements in the sorted set and M the number of elements being returned. If M is constant (e.g. always asking for the first 10 elements with LIMIT), you can consider it O(log(N)).\r\n"
      "$9\r\ndoc_flags\r\n"
      "~1\r\n"
      "+deprecated\r\n"
@@ -12051,8 +12318,7 @@ const CommandMeta kCommandMeta[] = {
     {"zrevrank",
      "%5\r\n"
      "$7\r\nsummary\r\n"
-     "$85\r\nDetermine the index of a member in a sorted set, with scores ordered from high to "
-     "low\r\n"
+     "$85\r\nDetermine the index of a member in a sorted set, with scores ordered from high to low\r\n"
      "$5\r\nsince\r\n"
      "$5\r\n2.0.0\r\n"
      "$5\r\ngroup\r\n"
@@ -12109,8 +12375,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls "
-     "for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
+     "$170\r\nO(1) for every call. O(N) for a complete iteration, including enough command calls for the cursor to return back to 0. N is the number of elements inside the collection..\r\n"
      "$9\r\narguments\r\n"
      "*4\r\n"
      "%3\r\n"
@@ -12233,8 +12498,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$140\r\nO(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M "
-     "being the number of elements in the resulting sorted set.\r\n"
+     "$140\r\nO(N)+O(M*log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%2\r\n"
@@ -12342,8 +12606,7 @@ const CommandMeta kCommandMeta[] = {
      "$5\r\ngroup\r\n"
      "$10\r\nsorted-set\r\n"
      "$10\r\ncomplexity\r\n"
-     "$140\r\nO(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M "
-     "being the number of elements in the resulting sorted set.\r\n"
+     "$140\r\nO(N)+O(M log(M)) with N being the sum of the sizes of the input sorted sets, and M being the number of elements in the resulting sorted set.\r\n"
      "$9\r\narguments\r\n"
      "*5\r\n"
      "%3\r\n"
