@@ -9,8 +9,8 @@
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
-#include "shard/command/dispatcher.h"
 #include "shard/families/scripting/script_run.h"
+#include "shard/runtime/shard_set.h"
 #include "shard/scripting/function_dump.h"
 #include "shard/scripting/function_engine.h"
 #include "shard/scripting/function_registry.h"
@@ -23,6 +23,13 @@ namespace rc {
 namespace {
 
 constexpr std::string_view kNotReady = "ERR scripting is not available";
+
+// Redis's addReplySubcommandSyntaxError, for a FUNCTION subcommand given too many
+// arguments.
+void SubcommandSyntaxError(CoordCmd& cmd) {
+  cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
+                         cmd.args[1].substr(0, 128), "'. Try FUNCTION HELP."));
+}
 
 // Redis's fcallCommandGeneric: the function, then numkeys.
 template <bool kReadOnly>
@@ -81,7 +88,7 @@ void FunctionDelete(CoordCmd& cmd) {
 }
 
 void FunctionFlush(CoordCmd& cmd) {
-  if (cmd.args.size() > 3) return cmd.reply.Error(WrongArityError("function|flush"));
+  if (cmd.args.size() > 3) return SubcommandSyntaxError(cmd);
   ArgParser p(cmd.args, 2);
   p.Choice<bool>({{"SYNC", false}, {"ASYNC", true}});
   if (!p.Finish("ERR FUNCTION FLUSH only supports SYNC|ASYNC option")) {
@@ -184,10 +191,7 @@ void FunctionDump(CoordCmd& cmd) {
 
 void FunctionRestore(CoordCmd& cmd) {
   if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
-  if (cmd.args.size() > 4) {
-    return cmd.reply.Error(StrCat("ERR unknown subcommand or wrong number of arguments for '",
-                                  cmd.args[1].substr(0, 128), "'. Try FUNCTION HELP."));
-  }
+  if (cmd.args.size() > 4) return SubcommandSyntaxError(cmd);
   RestorePolicy policy = RestorePolicy::kAppend;
   if (cmd.args.size() == 4) {
     ArgParser p(cmd.args, 3);
