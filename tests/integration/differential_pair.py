@@ -219,6 +219,21 @@ class ServersTestCase:
         cls.servers.stop()
 
 
+class StepChecks:
+    """A mixin for tests that drive a Pair `self.p` (or another) and want the same reply
+    from both servers at every step."""
+
+    def same(self, got_pair, what=""):
+        want, got = got_pair
+        self.assertEqual(got, want, what)
+        return got
+
+    def run_all(self, cases, p=None):
+        p = p or self.p
+        for c in cases:
+            self.same(p.step(*c), "command %r" % (c,))
+
+
 def per_thread_count(base, prefix, namespace):
     """Defines <prefix>Threads1..3 in `namespace`: `base` run against ringcache with 1, 2
     and 3 threads."""

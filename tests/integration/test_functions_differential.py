@@ -17,28 +17,11 @@ Run by ctest as `/usr/bin/python3 test_functions_differential.py <path-to-ringca
 import unittest
 
 import redis
-from redis.crc import key_slot
 
 import ringcache_server
-from differential_pair import ServersTestCase, parse, per_thread_count
+from differential_pair import ServersTestCase, StepChecks, parse, per_thread_count
 from ringcache_server import Ringcache
-
-
-def key_in(lo, hi, taken=()):
-    """A key whose slot is in [lo, hi]."""
-    i = 0
-    while True:
-        k = "k%d" % i
-        if lo <= key_slot(k.encode()) <= hi and k not in taken:
-            return k
-        i += 1
-
-
-# Keys on different shards with 2 threads (slots 0-8191, 8192-16383) and with 3 (0-5460,
-# 5461-10922, 10923-16383): A on the first shard, B on the second, C on the last.
-A = key_in(0, 5000)
-B = key_in(8192, 10922)
-C = key_in(10923, 16383)
+from shard_keys import A, B, C
 
 
 def load(code, replace=False):
@@ -345,24 +328,13 @@ def lib_item(code):
     return b"\xf5" + rdb_string(code.encode())
 
 
-class FunctionsBase(ServersTestCase):
+class FunctionsBase(StepChecks, ServersTestCase):
     def setUp(self):
         self.p = self.servers.pair()
-        for c in [("FLUSHALL",), ("FUNCTION", "FLUSH"), ("SCRIPT", "FLUSH")]:
-            self.same(self.p.step(*c))
+        self.run_all([("FLUSHALL",), ("FUNCTION", "FLUSH"), ("SCRIPT", "FLUSH")])
 
     def tearDown(self):
         self.p.close()
-
-    def same(self, got_pair, what=""):
-        want, got = got_pair
-        self.assertEqual(got, want, what)
-        return got
-
-    def run_all(self, cases, p=None):
-        p = p or self.p
-        for c in cases:
-            self.same(p.step(*c), "command %r" % (c,))
 
     def one(self, conn, *args):
         """One server's reply to `args`."""

@@ -8,7 +8,7 @@ Run by ctest as `/usr/bin/python3 test_scripting_differential.py <path-to-ringca
 """
 
 import ringcache_server
-from differential_pair import ServersTestCase, per_thread_count
+from differential_pair import ServersTestCase, StepChecks, per_thread_count
 
 
 def ev(body, *keys_and_args, keys=None):
@@ -232,7 +232,7 @@ CASES = [
 ]
 
 
-class ScriptingBase(ServersTestCase):
+class ScriptingBase(StepChecks, ServersTestCase):
     def setUp(self):
         self.p = self.servers.pair()
         self.same(self.p.step("FLUSHALL"))
@@ -240,16 +240,6 @@ class ScriptingBase(ServersTestCase):
 
     def tearDown(self):
         self.p.close()
-
-    def same(self, got_pair, what=""):
-        want, got = got_pair
-        self.assertEqual(got, want, what)
-        return got
-
-    def run_all(self, cases, p=None):
-        p = p or self.p
-        for c in cases:
-            self.same(p.step(*c), "command %r" % (c,))
 
     def test_conversions_library_and_errors_resp2(self):
         self.run_all(CASES)

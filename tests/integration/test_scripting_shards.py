@@ -12,30 +12,10 @@ from hashlib import sha1
 import threading
 
 import redis
-from redis.crc import key_slot
 
 import ringcache_server
 from differential_pair import ServersTestCase, per_thread_count
-
-
-def key_in(lo, hi, taken=()):
-    """A key whose slot is in [lo, hi]."""
-    i = 0
-    while True:
-        k = "k%d" % i
-        if lo <= key_slot(k.encode()) <= hi and k not in taken:
-            return k
-        i += 1
-
-
-# Four keys on different shards with both 2 threads (slots 0-8191, 8192-16383) and 3
-# (0-5460, 5461-10922, 10923-16383): A and D on the first shard, B on the second, C on
-# the last.
-A = key_in(0, 5000)
-B = key_in(8192, 10922)
-C = key_in(10923, 16383)
-D = key_in(0, 5000, (A,))
-KEYS4 = (A, B, C, D)
+from shard_keys import A, B, C, D, KEYS4
 
 
 def ev(body, *keys_and_args, keys=None):
