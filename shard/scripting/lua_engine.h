@@ -1,9 +1,11 @@
 #pragma once
-// One worker thread's Lua interpreter: the sandbox Redis 7.0 gives scripts, the scripts
-// compiled on this thread, and the run of one script. Owner thread only.
+// One of a worker thread's two Lua interpreters (EVAL's, or the functions'): the sandbox
+// Redis 7.0 gives scripts, the scripts compiled on this thread, and the run of one script
+// or function. Owner thread only.
 //
 //   EVAL / EVALSHA on thread t ─▶ LuaEngine t: Load (compile once per thread, by SHA-1)
-//     ─▶ Run: KEYS and ARGV set, the function called under the error handler
+//   (FCALL: FunctionEngine t, function_engine.h, finds the function in its own LuaEngine)
+//     ─▶ Run: KEYS and ARGV set (a function: passed), called under the error handler
 //        ├─ redis.call / redis.pcall ─▶ ScriptCall (script_call.h): the command runs
 //        │   here, on this thread's shard, and its RESP reply becomes a Lua value
 //        └─ the returned value becomes the reply (lua_convert.h)

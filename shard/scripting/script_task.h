@@ -3,8 +3,8 @@
 // a coroutine, atomic under the multi-shard locks (multi_shard.h) of every key it
 // declares. Home thread only, except RunOn, which runs on the shard it is given.
 //
-//   EVAL's coordinator ─▶ Launch: reply slot reserved; every declared key locked (one
-//     parallel try, else shard by shard in ascending order)
+//   EVAL's or FCALL's coordinator ─▶ Launch: reply slot reserved; every declared key
+//     locked (one parallel try, else shard by shard in ascending order)
 //   ─▶ Begin: the coroutine runs here
 //        ├─ redis.call on keys of this thread's shard ─▶ runs inline
 //        ├─ on keys of shard S ─▶ the coroutine suspends; S runs the command (RunOn) and
@@ -36,9 +36,9 @@ namespace rc {
 
 class ScriptTask : public std::enable_shared_from_this<ScriptTask> {
  public:
-  // Connection's thread, from EVAL's coordinator once the script is found and checked:
-  // runs `run` (its keys and argv view cmd.args; keys already counted) and answers
-  // through cmd.sink.
+  // Connection's thread, from EVAL's or FCALL's coordinator once the script is found and
+  // checked: runs `run` (its keys and argv view cmd.args; keys already counted) and
+  // answers through cmd.sink.
   static void Launch(CoordCmd& cmd, LuaEngine& engine, const LuaEngine::Script& script,
                      const ScriptRun& run);
 
