@@ -324,7 +324,8 @@ void LuaEngine::Open() {
 
 void LuaEngine::DropIfFlushed() {
   const uint64_t g = registry_.generation();
-  if (g == generation_) return;
+  // SCRIPT FLUSH concerns EVAL's state only; the functions' state drops libraries itself.
+  if (g == generation_ || kind_ != Kind::kEval) return;
   generation_ = g;
   for (auto& [sha, c] : scripts_) luaL_unref(L_, LUA_REGISTRYINDEX, c.ref);
   scripts_.clear();
