@@ -144,6 +144,13 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       parser_.Reset();
       break;
     }
+    if (outstanding_ > 0 && !args_.empty() &&
+        reactor_.dispatcher().WaitsForEarlier(client_, args_)) {
+      // The same, until the last owed reply arrives (FillSlot).
+      held_ = awaiting_earlier_ = true;
+      parser_.Reset();
+      break;
+    }
     if (!args_.empty() && reactor_.dispatcher().MustPause(client_, args_)) {
       // CLIENT PAUSE: the same, until the reactor sees the pause end.
       held_ = parked_ = true;
@@ -268,6 +275,10 @@ void Connection::FillSlot(uint64_t slot, std::string_view resp, std::string* own
   }
   CheckOutputLimit();
   MarkDirty();
+  if (awaiting_earlier_ && outstanding_ == 0) {
+    awaiting_earlier_ = false;
+    Resume();
+  }
 }
 
 void Connection::DrainReadySlots() {

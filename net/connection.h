@@ -160,6 +160,8 @@ class Connection final : public ReplySink, public ClientHandle {
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;
+  // Held for the replies of earlier commands (Dispatcher::WaitsForEarlier).
+  bool awaiting_earlier_ = false;
   bool parked_ = false;  // held_ by CLIENT PAUSE rather than by a multi-shard command
   bool in_parse_ = false;
   bool dispatching_ = false;         // inside RunCommand's Dispatch

@@ -68,6 +68,10 @@ enum CmdFlag : uint32_t {
   // Redis's blocking: may wait for a key (BLPOP, BZPOPMIN). Runs as its on_coord handler,
   // which blocks; EXEC runs its on_shard one, the non-blocking form, when it can.
   kCmdBlocking = 1 << 20,
+  // Changes server-wide state that commands on other threads read (FUNCTION LOAD, DELETE,
+  // FLUSH, RESTORE; SCRIPT FLUSH): runs only once the connection's earlier commands have
+  // answered, so none that came before it sees the change (internal).
+  kCmdAfterEarlier = 1 << 21,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

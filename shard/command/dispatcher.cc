@@ -72,6 +72,15 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   return false;
 }
 
+bool Dispatcher::WaitsForEarlier(const ClientState& client, ArgList args) const {
+  const CommandSpec* spec = table_.Resolve(args);
+  if (spec == nullptr || !spec->ArityOk(args.size()) || !(spec->flags & kCmdAfterEarlier)) {
+    return false;
+  }
+  // Queued between MULTI and EXEC, it changes nothing yet.
+  return client.multi == nullptr;
+}
+
 bool Dispatcher::OomRefuses(const Request& req) const {
   const uint32_t flags = req.spec->flags;
   // As Redis, inside MULTI whatever would be queued (queueing takes memory); EXEC checks

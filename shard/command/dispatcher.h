@@ -56,6 +56,10 @@ class Dispatcher {
   // keys it names. The connection stops reading there (keeping the bytes) until
   // ReplySink::Resume.
   bool MustWait(const ClientState& client, ArgList args) const;
+  // Connection's thread, before Dispatch, while replies of the client's earlier commands
+  // are owed by other threads: true when `args` must wait for them (kCmdAfterEarlier).
+  // The connection stops reading there until the last of them arrives.
+  bool WaitsForEarlier(const ClientState& client, ArgList args) const;
 
   // Connection's thread, before Dispatch: true while CLIENT PAUSE holds this command;
   // the connection then parks until the pause ends. One relaxed load when none is set.

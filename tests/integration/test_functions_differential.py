@@ -14,6 +14,7 @@ list several are compared with their lists sorted.
 Run by ctest as `/usr/bin/python3 test_functions_differential.py <path-to-ringcache>`.
 """
 
+from hashlib import sha1
 import unittest
 
 import redis
@@ -436,6 +437,29 @@ class FunctionsBase(StepChecks, ServersTestCase):
             ("FUNCTION", "RESTORE", payload(b""), "FLUSH"),
             ("FUNCTION", "LIST"),
         ])
+
+    def test_pipelined_changes_keep_their_order(self):
+        # A change to the libraries pipelined behind FCALLs on other threads' shards
+        # happens after them, as on Redis (and SCRIPT FLUSH behind EVALSHA likewise).
+        script = "return redis.call('incr', KEYS[1])"
+        cmds = [load(lib("o", fn("o", "return 'v1' .. redis.call('incr', keys[1])")))]
+        for version in ("v2", "v3"):
+            cmds += [("FCALL", "o", "1", k) for k in (A, B, C)]
+            cmds.append(load(lib("o", fn("o", "return '%s' .. redis.call('incr', keys[1])"
+                                              % version)), replace=True))
+        cmds += [("FCALL", "o", "1", k) for k in (A, B, C)]
+        cmds += [("FUNCTION", "DELETE", "o")] + [("FCALL", "o", "1", k) for k in (A, B, C)]
+        cmds += [("FUNCTION", "RESTORE", payload(lib_item(lib("o", fn("o", "return 'r'")))))]
+        cmds += [("FCALL", "o", "1", k) for k in (A, B, C)] + [("FUNCTION", "FLUSH")]
+        cmds += [("FCALL", "o", "1", k) for k in (A, B, C)]
+        cmds += [("SCRIPT", "LOAD", script)]
+        cmds += [("EVALSHA", sha1(script.encode()).hexdigest(), "1", k) for k in (A, B, C)]
+        cmds += [("SCRIPT", "FLUSH")]
+        cmds += [("EVALSHA", sha1(script.encode()).hexdigest(), "1", k) for k in (A, B, C)]
+        for c in cmds:
+            self.p.send(*c)
+        want, got = self.p.read(frames=len(cmds))
+        self.assertEqual(got, want)
 
     def test_monitor_and_keyspace_events(self):
         mon, sub = self.servers.pair(), self.servers.pair()

@@ -181,7 +181,10 @@ void RegisterScriptingCommands(CommandTable& t) {
        .arity = -2,
        .subcommands = {
            {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ScriptHelp},
-           {.name = "flush", .arity = -2, .flags = kCmdNoScript, .on_coord = ScriptFlush},
+           {.name = "flush",
+            .arity = -2,
+            .flags = kCmdNoScript | kCmdAfterEarlier,
+            .on_coord = ScriptFlush},
            {.name = "debug", .arity = 3, .flags = kCmdNoScript, .on_coord = ScriptDebug},
            {.name = "exists", .arity = -3, .flags = kCmdNoScript, .on_coord = ScriptExists},
            {.name = "kill",

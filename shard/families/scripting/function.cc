@@ -294,6 +294,8 @@ void FunctionHelp(CoordCmd& cmd) {
 
 void RegisterFunctionCommands(CommandTable& t) {
   CommandTable::Family f = t.StartFamily("@scripting");
+  // What changes the libraries waits for the connection's earlier FCALLs on other threads
+  // (kCmdAfterEarlier), so they run the libraries they were sent to.
   constexpr uint32_t kFcall = kCmdNoScript | kCmdStale | kCmdSkipMonitor | kCmdNoMandatoryKeys;
   f.Add({.name = "fcall",
          .arity = -3,
@@ -313,15 +315,15 @@ void RegisterFunctionCommands(CommandTable& t) {
          .subcommands = {
              {.name = "load",
               .arity = -3,
-              .flags = kCmdWrite | kCmdDenyOom | kCmdNoScript,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdNoScript | kCmdAfterEarlier,
               .on_coord = FunctionLoad},
              {.name = "delete",
               .arity = 3,
-              .flags = kCmdWrite | kCmdNoScript,
+              .flags = kCmdWrite | kCmdNoScript | kCmdAfterEarlier,
               .on_coord = FunctionDelete},
              {.name = "flush",
               .arity = -2,
-              .flags = kCmdWrite | kCmdNoScript,
+              .flags = kCmdWrite | kCmdNoScript | kCmdAfterEarlier,
               .on_coord = FunctionFlush},
              {.name = "list", .arity = -2, .flags = kCmdNoScript, .on_coord = FunctionList},
              {.name = "stats",
@@ -331,7 +333,7 @@ void RegisterFunctionCommands(CommandTable& t) {
              {.name = "dump", .arity = 2, .flags = kCmdNoScript, .on_coord = FunctionDump},
              {.name = "restore",
               .arity = -3,
-              .flags = kCmdWrite | kCmdDenyOom | kCmdNoScript,
+              .flags = kCmdWrite | kCmdDenyOom | kCmdNoScript | kCmdAfterEarlier,
               .on_coord = FunctionRestore},
              {.name = "kill",
               .arity = 2,
