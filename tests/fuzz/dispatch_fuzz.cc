@@ -9,8 +9,8 @@
 // Input, consumed byte by byte: [home thread] then per command
 //   [name index] [argc] per argument [kind] [payload...]
 // where kind picks a key (a few names, some under one {hash tag}), a number (edge values
-// included), a keyword commands take (NX, WITHSCORES, LIMIT..., Lua script bodies), or raw
-// fuzzer bytes.
+// included), a keyword commands take (NX, WITHSCORES, LIMIT..., Lua script bodies,
+// function libraries, a FUNCTION DUMP payload), or raw fuzzer bytes.
 // Subscribe commands get exactly one channel from a namespace nothing else publishes
 // to, so they also answer exactly once; SHUTDOWN (no reply) is left out.
 
@@ -27,7 +27,9 @@
 #include <string_view>
 #include <vector>
 
+#include "core/rdb.h"
 #include "shard/command/blocking_call.h"
+#include "shard/scripting/function_registry.h"
 #include "tests/shard/shard_harness.h"
 
 namespace {
@@ -165,7 +167,21 @@ const char* const kWords[] = {"NX",
                               "normal 1 1 1",
                               "yes",
                               "no"};
-// Script bodies (EVAL, SCRIPT LOAD), and the SHA-1 of the first (EVALSHA): words too.
+// Script bodies (EVAL, SCRIPT LOAD), the SHA-1 of the first (EVALSHA), function
+// libraries (FUNCTION LOAD: the second registers a name the first has), the names of
+// their functions and libraries (FCALL, FUNCTION DELETE), FUNCTION's options, and
+// kDumpWord, which stands for FUNCTION DUMP's payload of the first library (FUNCTION
+// RESTORE): words too. Every function ends.
+constexpr const char* kDumpWord = "@dump-of-fz";
+constexpr const char* kLibrary =
+    "#!lua name=fz\n"
+    "redis.register_function('fzget', function(keys, args) return redis.call('GET', keys[1]) "
+    "end)\n"
+    "redis.register_function{function_name='fzro', callback=function(keys, args) return "
+    "redis.call('SET', keys[1], args[1]) end, flags={'no-writes'}, description='refused'}\n"
+    "redis.register_function('fzerr', function() error('oops') end)\n"
+    "redis.register_function('fzmulti', function(keys) redis.setresp(3) return "
+    "redis.call('MGET', unpack(keys)) end)";
 const char* const kScripts[] = {
     "return redis.call('GET', KEYS[1])",
     "local n = redis.call('INCR', KEYS[1]) redis.call('EXPIRE', KEYS[1], ARGV[1]) return n",
@@ -179,12 +195,37 @@ const char* const kScripts[] = {
     "#!lua flags=no-writes\nreturn redis.call('SET', KEYS[1], 1)",
     "return cjson.encode({KEYS, ARGV}) .. cmsgpack.pack(ARGV)",
     "error('oops')",
-    "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f"};
+    "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f",
+    kLibrary,
+    "#!lua name=fz2\nredis.register_function{function_name='fzget', callback=function() return "
+    "1 end, flags={'allow-oom'}}",
+    "fzget",
+    "fzro",
+    "fzerr",
+    "fzmulti",
+    "fz",
+    "REPLACE",
+    "WITHCODE",
+    "LIBRARYNAME",
+    "APPEND",
+    "FLUSH",
+    kDumpWord};
 const char* const kChannels[] = {"zzz1", "zzz2", "zzz?"};
 
 const char* Word(uint8_t pick) {
   const size_t i = pick % (std::size(kWords) + std::size(kScripts));
   return i < std::size(kWords) ? kWords[i] : kScripts[i - std::size(kWords)];
+}
+
+// FUNCTION DUMP's payload of kLibrary, as a server makes it (core/rdb.h).
+const std::string& DumpPayload() {
+  static const std::string payload = [] {
+    std::string p(1, char(rc::kRdbOpcodeFunction2));
+    rc::RdbAppendString(kLibrary, &p);
+    rc::AppendDumpFooter(&p);
+    return p;
+  }();
+  return payload;
 }
 
 std::string Argument(Reader& in) {
@@ -196,8 +237,10 @@ std::string Argument(Reader& in) {
       return kKeys[pick % std::size(kKeys)];
     case 2:
       return kNumbers[pick % std::size(kNumbers)];
-    case 3:
-      return Word(pick);
+    case 3: {
+      std::string word = Word(pick);
+      return word == kDumpWord ? DumpPayload() : word;
+    }
     case 4:
       return std::string(pick % 300, 'v');  // a value of some size
     default: {
@@ -292,7 +335,8 @@ void ResetServer(ShardHarness& h) {
     // Bounded values: a 512MB SETRANGE would only measure the allocator.
     server.config.proto_max_bulk_len = 1 << 20;
   }
-  server.scripts->Flush();  // each input starts with no script loaded
+  server.scripts->Flush();  // each input starts with no script and no function loaded
+  server.scripts->functions().Flush();
 }
 
 // Empties every shard. Run at the end of each input, so that LeakSanitizer's check after it

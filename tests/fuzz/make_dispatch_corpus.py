@@ -35,6 +35,19 @@ SCRIPTS = [
     "return cjson.encode({KEYS, ARGV}) .. cmsgpack.pack(ARGV)",
     "error('oops')",
     "d3c21d0c2b9ca22f82737626a27bcaf5d288f99f"]
+LIBRARY = ("#!lua name=fz\n"
+           "redis.register_function('fzget', function(keys, args) return redis.call('GET', keys[1]) "
+           "end)\n"
+           "redis.register_function{function_name='fzro', callback=function(keys, args) return "
+           "redis.call('SET', keys[1], args[1]) end, flags={'no-writes'}, description='refused'}\n"
+           "redis.register_function('fzerr', function() error('oops') end)\n"
+           "redis.register_function('fzmulti', function(keys) redis.setresp(3) return "
+           "redis.call('MGET', unpack(keys)) end)")
+LIBRARY2 = ("#!lua name=fz2\nredis.register_function{function_name='fzget', callback=function() "
+            "return 1 end, flags={'allow-oom'}}")
+DUMP = "@dump-of-fz"  # FUNCTION DUMP's payload of LIBRARY, made by the harness
+SCRIPTS += [LIBRARY, LIBRARY2, "fzget", "fzro", "fzerr", "fzmulti", "fz", "REPLACE", "WITHCODE",
+            "LIBRARYNAME", "APPEND", "FLUSH", DUMP]
 SUBSCRIBE = {"subscribe", "psubscribe", "unsubscribe", "punsubscribe", "ssubscribe",
              "sunsubscribe"}
 
@@ -107,6 +120,17 @@ SEEDS = [
      ["EXEC"]],
     [["SCRIPT", "LOAD", SCRIPTS[11]], ["EVAL", SCRIPTS[8], "0"], ["EVAL", SCRIPTS[7], "1", "k"],
      ["EVAL", SCRIPTS[6], "1", "z"], ["EVAL", SCRIPTS[10], "0", "v"]],
+    [["FUNCTION", "LOAD", LIBRARY], ["FCALL", "fzget", "1", "k"],
+     ["FCALL_RO", "fzro", "1", "k", "v"], ["FCALL", "fzmulti", "3", "{t}a", "k", "z"],
+     ["FCALL", "fzerr", "0"],
+     ["FUNCTION", "LIST", "WITHCODE"]],
+    [["FUNCTION", "LOAD", LIBRARY], ["FUNCTION", "LOAD", LIBRARY2],
+     ["FUNCTION", "LOAD", "REPLACE", LIBRARY], ["FUNCTION", "STATS"], ["FUNCTION", "DELETE", "fz"],
+     ["FCALL", "fzget", "0"]],
+    [["FUNCTION", "RESTORE", DUMP], ["FUNCTION", "RESTORE", DUMP, "APPEND"], ["FUNCTION", "DUMP"],
+     ["FUNCTION", "RESTORE", DUMP, "FLUSH"], ["FCALL", "fzget", "1", "{t}b"], ["FUNCTION", "KILL"]],
+    [["MULTI"], ["FUNCTION", "LOAD", LIBRARY], ["FCALL", "fzmulti", "2", "{t}a", "{t}b"],
+     ["EXEC"], ["FUNCTION", "LIST", "LIBRARYNAME", "fz"], ["FUNCTION", "FLUSH", "ASYNC"]],
 ]
 
 
