@@ -69,6 +69,35 @@ int MathRandomSeed(lua_State* L) {
   return 0;
 }
 
+// Redis 7.0's pcall (luaRedisPcall): an error table whose `err` is a string comes back as
+// that string, so `pcall(redis.call, ...)` gives the error's text, as scripts written for
+// Redis expect.
+int RedisPcall(lua_State* L) {
+  const int argc = lua_gettop(L);
+  if (argc == 0) {
+    // Redis's calls its result placeholder then.
+    lua_pushboolean(L, 0);
+    lua_pushstring(L, "attempt to call a boolean value");
+    return 2;
+  }
+  lua_pushboolean(L, 1);
+  lua_insert(L, 1);
+  if (lua_pcall(L, argc - 1, LUA_MULTRET, 0) != 0) {
+    lua_remove(L, 1);
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "err");
+      if (lua_isstring(L, -1)) {
+        lua_replace(L, -2);
+      } else {
+        lua_pop(L, 1);
+      }
+    }
+    lua_pushboolean(L, 0);
+    lua_insert(L, 1);
+  }
+  return lua_gettop(L);
+}
+
 // Whether the table at `idx` is one of the read-only ones (a set in upvalue 2).
 bool IsReadonly(lua_State* L, int idx) {
   if (!lua_istable(L, idx)) return false;
@@ -276,6 +305,8 @@ void LuaEngine::Open() {
   lua_pushcclosure(L, MathRandomSeed, 1);
   lua_setfield(L, -2, "randomseed");
   lua_pop(L, 1);
+  lua_pushcfunction(L, RedisPcall);
+  lua_setfield(L, globals, "pcall");
 
   OpenRedisLib(L, this);  // the global `redis`
 

@@ -137,6 +137,17 @@ CASES = [
     ev("\n\nreturn redis.call('nosuch')"),
     ev("return pcall(redis.call, 'incr', KEYS[1])", "{t}h"),
     ev("local f = function() return redis.call('incr', KEYS[1]) end return {pcall(f)}", "{t}i"),
+    # Redis's pcall gives an error table's `err` string.
+    ev("local ok, e = pcall(redis.call, 'incr', KEYS[1]) return {tostring(ok), e, type(e)}",
+       "{t}h"),
+    ev("return {pcall(error, {err='x'})}"),
+    ev("return {pcall(error, {err=5})}"),
+    ev("return {pcall(error, {x=1})}"),
+    ev("return {pcall(error)}"),
+    ev("return {pcall()}"),
+    ev("return {pcall(1)}"),
+    ev("return {pcall(function() return 1, 2 end)}"),
+    ev("return {pcall(redis.call, 'nosuch')}"),
     # The sandbox.
     ev("x = 1"),
     ev("return y"),
