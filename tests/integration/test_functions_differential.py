@@ -253,6 +253,11 @@ FCALL_CASES = [
     ("FCALL", "nothing"),
     ("FCALL_RO", "nothing"),
     ("FCALL",),
+    ("COMMAND", "GETKEYS", "FCALL", "f", "2", "a", "b", "c"),
+    ("COMMAND", "GETKEYS", "FCALL_RO", "f", "0", "c"),
+    ("COMMAND", "GETKEYS", "FCALL", "f", "3", "a"),
+    ("COMMAND", "GETKEYSANDFLAGS", "FCALL", "f", "1", "a"),
+    ("COMMAND", "GETKEYSANDFLAGS", "FCALL_RO", "f", "0"),
     # Keys on several shards: the function runs under their locks, as EVAL does.
     ("SET", A, "10"),
     ("SET", B, "20"),

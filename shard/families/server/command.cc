@@ -221,7 +221,8 @@ void ListCommands(CoordCmd& cmd) {
 }
 
 // Redis's checks, in its order: the command (a container's subcommand), whether it has
-// keys at all, its arity, then the keys of this invocation. Null after an error reply.
+// keys at all, its arity, then the keys of this invocation. Null once it has answered:
+// an error, or no keys for a command that may name none.
 const CommandSpec* FindKeys(CoordCmd& cmd, std::vector<size_t>* keys) {
   ReplyBuilder& rb = cmd.reply;
   ArgList full = cmd.args.subspan(2);
@@ -239,6 +240,8 @@ const CommandSpec* FindKeys(CoordCmd& cmd, std::vector<size_t>* keys) {
     return rb.Error("ERR Invalid number of arguments specified for command"), nullptr;
   }
   if (!spec->AllKeyPositions(full, keys)) {
+    // EVAL and FCALL may name no key (Redis's no_mandatory_keys): none is their answer.
+    if (spec->flags & kCmdNoMandatoryKeys) return rb.ArrayLen(0), nullptr;
     return rb.Error("ERR Invalid arguments specified for command"), nullptr;
   }
   return spec;
