@@ -69,8 +69,8 @@ class FunctionRegistry {
 
   mutable std::mutex mu_;
   std::map<std::string, LibraryPtr, std::less<>> libraries_;  // guarded by mu_
-  FunctionMap functions_;                                      // lowered name; guarded by mu_
-  size_t bytes_ = 0;                                           // guarded by mu_
+  FunctionMap functions_;                                     // lowered name; guarded by mu_
+  size_t bytes_ = 0;                                          // guarded by mu_
   std::atomic<uint64_t> generation_{0};
   std::atomic<uint64_t> next_id_{1};
 };

@@ -168,10 +168,10 @@ class LuaEngine {
   const Kind kind_;
   LuaHeap heap_;  // outlives L_
   lua_State* L_ = nullptr;
-  int globals_ref_ = 0;   // the real globals table (scripts see a read-only proxy)
+  int globals_ref_ = 0;     // the real globals table (scripts see a read-only proxy)
   int proxy_meta_ref_ = 0;  // the proxy's metatable, whose __index is the real globals
-  int load_env_ref_ = 0;  // FUNCTION LOAD's globals (functions' state only)
-  int handler_ref_ = 0;   // the error handler
+  int load_env_ref_ = 0;    // FUNCTION LOAD's globals (functions' state only)
+  int handler_ref_ = 0;     // the error handler
   uint64_t generation_ = 0;
   int gc_count_ = 0;
   absl::flat_hash_map<std::string, Script> scripts_;

@@ -39,7 +39,8 @@ void* LuaHeap::Alloc(void* ud, void* ptr, size_t osize, size_t nsize) {
   auto* heap = static_cast<LuaHeap*>(ud);
   void* out = heap->Resize(ptr, ptr == nullptr ? 0 : osize, nsize);
   // A failed growth leaves the old block; a shrink never fails.
-  if (out != nullptr || nsize == 0) heap->Count(int64_t(nsize) - int64_t(ptr == nullptr ? 0 : osize));
+  if (out != nullptr || nsize == 0)
+    heap->Count(int64_t(nsize) - int64_t(ptr == nullptr ? 0 : osize));
   return out;
 }
 

@@ -203,7 +203,8 @@ int SetRepl(lua_State* L) {
   }
   const int64_t flags = int64_t(lua_tonumber(L, -1));
   if ((flags & ~int64_t(3)) != 0) {
-    PushErrorTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
+    PushErrorTable(L,
+                   "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE.");
     return lua_error(L);
   }
   return 0;
@@ -322,9 +323,9 @@ void OpenRedisLib(lua_State* L, LuaEngine* engine) {
 
 void PushLoadRedisLib(lua_State* L, LuaEngine* engine) {
   lua_newtable(L);
-  for (const auto& [name, fn] : {std::pair<const char*, lua_CFunction>{"register_function",
-                                                                        RegisterFunction},
-                                 {"log", Log}}) {
+  for (const auto& [name, fn] :
+       {std::pair<const char*, lua_CFunction>{"register_function", RegisterFunction},
+        {"log", Log}}) {
     lua_pushlightuserdata(L, engine);
     lua_pushcclosure(L, fn, 1);
     lua_setfield(L, -2, name);

@@ -68,7 +68,8 @@ FunctionEngine& ScriptRegistry::function_engine(uint32_t shard) {
 
 int64_t ScriptRegistry::eval_vm_bytes() const {
   int64_t sum = 0;
-  for (size_t i = 0; i < engines_.size(); ++i) sum += vm_bytes_[i].eval.load(std::memory_order_relaxed);
+  for (size_t i = 0; i < engines_.size(); ++i)
+    sum += vm_bytes_[i].eval.load(std::memory_order_relaxed);
   return sum;
 }
 

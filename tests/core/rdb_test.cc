@@ -122,7 +122,10 @@ TEST(RdbTest, TruncatedAndMalformedStringsFail) {
     std::string out;
     EXPECT_FALSE(in.ReadString(&out)) << cut;
   }
-  RdbReader lzf_lies(std::string("\xc3\x05\x20" "abcde", 8));
+  RdbReader lzf_lies(
+      std::string("\xc3\x05\x20"
+                  "abcde",
+                  8));
   std::string out;
   EXPECT_FALSE(lzf_lies.ReadString(&out));
   RdbReader bad_encoding(std::string("\xc5", 1));

@@ -32,13 +32,12 @@ struct Invocation {
 
 // Finds the script `args` invokes on thread `thread` and checks its arguments, in the
 // command's own order of errors. False when it answered with an error instead.
-using FindScript = bool (*)(ScriptRegistry& scripts, uint32_t thread, ArgList args,
-                            Invocation* inv, ReplyBuilder& reply);
+using FindScript = bool (*)(ScriptRegistry& scripts, uint32_t thread, ArgList args, Invocation* inv,
+                            ReplyBuilder& reply);
 
 // The numkeys argument (args[2]) as Redis checks it; `not_integer` is the command's error
 // for a count that is no integer. False with the error answered.
-bool ParseNumKeys(ArgList args, std::string_view not_integer, size_t* numkeys,
-                  ReplyBuilder& reply);
+bool ParseNumKeys(ArgList args, std::string_view not_integer, size_t* numkeys, ReplyBuilder& reply);
 
 // The two handlers of a script command's row.
 void RunScriptOnShard(ShardCmd& cmd, FindScript find);

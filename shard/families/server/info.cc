@@ -139,11 +139,11 @@ void ScriptingMemory(const ServerState& s, std::string* out) {
   const uint64_t scripts = scripts_eval + functions_bytes;
   StrAppend(out, "used_memory_lua:", vm_eval, "\r\n", "used_memory_vm_eval:", vm_eval, "\r\n",
             "used_memory_lua_human:", HumanBytes(vm_eval), "\r\n",
-            "used_memory_scripts_eval:", scripts_eval, "\r\n",
-            "number_of_cached_scripts:", cached, "\r\n", "number_of_functions:", functions,
-            "\r\n", "number_of_libraries:", libraries, "\r\n",
-            "used_memory_vm_functions:", vm_functions, "\r\n", "used_memory_vm_total:", vm_total,
-            "\r\n", "used_memory_vm_total_human:", HumanBytes(vm_total), "\r\n",
+            "used_memory_scripts_eval:", scripts_eval, "\r\n", "number_of_cached_scripts:", cached,
+            "\r\n", "number_of_functions:", functions, "\r\n", "number_of_libraries:", libraries,
+            "\r\n", "used_memory_vm_functions:", vm_functions, "\r\n",
+            "used_memory_vm_total:", vm_total, "\r\n",
+            "used_memory_vm_total_human:", HumanBytes(vm_total), "\r\n",
             "used_memory_functions:", functions_bytes, "\r\n", "used_memory_scripts:", scripts,
             "\r\n", "used_memory_scripts_human:", HumanBytes(scripts), "\r\n");
 }
@@ -156,18 +156,17 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   peak = std::max(peak, used);
   uint64_t rss = RssBytes();
   const auto maxmemory = uint64_t(s.config.maxmemory.get());
-  StrAppend(
-      out, "# Memory\r\n", "used_memory:", used, "\r\n", "used_memory_human:", HumanBytes(used),
-      "\r\n", "used_memory_rss:", rss, "\r\n", "used_memory_rss_human:", HumanBytes(rss), "\r\n",
-      "used_memory_peak:", peak, "\r\n", "used_memory_peak_human:", HumanBytes(peak), "\r\n",
-      "used_memory_dataset:", t.dataset_bytes, "\r\n",
-      "mem_fragmentation_ratio:", absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0),
-      "\r\n");
+  StrAppend(out, "# Memory\r\n", "used_memory:", used, "\r\n",
+            "used_memory_human:", HumanBytes(used), "\r\n", "used_memory_rss:", rss, "\r\n",
+            "used_memory_rss_human:", HumanBytes(rss), "\r\n", "used_memory_peak:", peak, "\r\n",
+            "used_memory_peak_human:", HumanBytes(peak), "\r\n",
+            "used_memory_dataset:", t.dataset_bytes, "\r\n", "mem_fragmentation_ratio:",
+            absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0), "\r\n");
   ScriptingMemory(s, out);
-  StrAppend(
-      out, "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
-      "maxmemory_policy:", PolicyName(s.config.maxmemory_policy), "\r\n", "mem_allocator:libc\r\n",
-      "lazyfree_pending_objects:", LazyfreePending(s), "\r\n", "\r\n");
+  StrAppend(out, "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
+            "maxmemory_policy:", PolicyName(s.config.maxmemory_policy), "\r\n",
+            "mem_allocator:libc\r\n", "lazyfree_pending_objects:", LazyfreePending(s), "\r\n",
+            "\r\n");
 }
 
 void PersistenceSection(std::string* out) {

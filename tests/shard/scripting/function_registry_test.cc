@@ -45,7 +45,7 @@ TEST(FunctionRegistryTest, AddReplaceAndClashes) {
   EXPECT_EQ(error, "ERR Library 'b' already exists");
   EXPECT_FALSE(r.Add(Lib(r, "a", {"x", "F"}), false, &error));
   EXPECT_EQ(error, "ERR Function F already exists");
-  EXPECT_EQ(LibraryOf(r, "x"), "");  // refused whole
+  EXPECT_EQ(LibraryOf(r, "x"), "");                       // refused whole
   ASSERT_TRUE(r.Add(Lib(r, "B", {"h"}), false, &error));  // library names are case-sensitive
   EXPECT_EQ(Names(r), (std::vector<std::string>{"B", "b"}));
   // REPLACE may keep its own function names but not take another library's.
@@ -87,17 +87,17 @@ TEST(FunctionRegistryTest, RestorePolicies) {
   ASSERT_TRUE(r.Add(Lib(r, "a", {"f"}), false, &error));
   ASSERT_TRUE(r.Add(Lib(r, "c", {"g"}), false, &error));
   // APPEND: a name taken is an error (Redis's text has no quotes here), nothing changes.
-  EXPECT_FALSE(r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"h"})}, RestorePolicy::kAppend,
-                         &error));
+  EXPECT_FALSE(
+      r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"h"})}, RestorePolicy::kAppend, &error));
   EXPECT_EQ(error, "ERR Library a already exists");
   EXPECT_EQ(Names(r), (std::vector<std::string>{"a", "c"}));
   // REPLACE: libraries of the same name go, but a function of one that stays may not clash.
-  EXPECT_FALSE(r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"G"})}, RestorePolicy::kReplace,
-                         &error));
+  EXPECT_FALSE(
+      r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"G"})}, RestorePolicy::kReplace, &error));
   EXPECT_EQ(error, "ERR Function G already exists");
   EXPECT_EQ(LibraryOf(r, "f"), "a.f");
-  ASSERT_TRUE(r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"h"})}, RestorePolicy::kReplace,
-                        &error));
+  ASSERT_TRUE(
+      r.Restore({Lib(r, "a", {"f2"}), Lib(r, "d", {"h"})}, RestorePolicy::kReplace, &error));
   EXPECT_EQ(Names(r), (std::vector<std::string>{"a", "c", "d"}));
   EXPECT_EQ(LibraryOf(r, "f"), "");
   EXPECT_EQ(LibraryOf(r, "f2"), "a.f2");
