@@ -36,6 +36,9 @@ inline constexpr std::string_view kBadFunctionNumKeys = "ERR Bad number of keys 
 inline constexpr std::string_view kLibraryNotFound = "ERR Library not found";
 inline constexpr std::string_view kNoFunctions = "ERR No functions registered";
 
+// ringcache's own: a server built without scripting (tests' shards without a registry).
+inline constexpr std::string_view kNotReady = "ERR scripting is not available";
+
 // ringcache's own: the rules for keys on a sharded server (docs/SCRIPTING.md).
 inline constexpr std::string_view kOtherShardKey =
     "ERR Script attempted to access a key of another shard, not declared in KEYS: ";

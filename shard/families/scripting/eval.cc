@@ -20,8 +20,6 @@ namespace rc {
 
 namespace {
 
-constexpr std::string_view kNotReady = "ERR scripting is not available";
-
 enum EvalKind : uint8_t { kBody = 0, kBySha = 1, kReadOnly = 2 };
 
 // Redis's evalGenericCommand: numkeys, then the script (compiled here if needed).
@@ -101,7 +99,7 @@ void ScriptExists(CoordCmd& cmd) {
 }
 
 void ScriptLoad(CoordCmd& cmd) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   LuaEngine& engine = cmd.server.scripts->engine(cmd.self.id());
   char hex[40];
   const std::string_view sha = Sha1Hex(cmd.args[2], hex);

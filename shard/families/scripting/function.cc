@@ -22,8 +22,6 @@ namespace rc {
 
 namespace {
 
-constexpr std::string_view kNotReady = "ERR scripting is not available";
-
 // Redis's addReplySubcommandSyntaxError, for a FUNCTION subcommand given too many
 // arguments.
 void SubcommandSyntaxError(CoordCmd& cmd) {
@@ -61,7 +59,7 @@ void FcallOnCoord(CoordCmd& cmd) {
 }
 
 void FunctionLoad(CoordCmd& cmd) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   bool replace = false;
   for (size_t i = 2; i + 1 < cmd.args.size(); ++i) {
     if (!EqualsIgnoreCase(cmd.args[i], "replace")) {
@@ -190,7 +188,7 @@ void FunctionDump(CoordCmd& cmd) {
 }
 
 void FunctionRestore(CoordCmd& cmd) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   if (cmd.args.size() > 4) return SubcommandSyntaxError(cmd);
   RestorePolicy policy = RestorePolicy::kAppend;
   if (cmd.args.size() == 4) {

@@ -14,8 +14,6 @@ namespace rc {
 
 namespace {
 
-constexpr std::string_view kNotReady = "ERR scripting is not available";
-
 // Redis's scriptPrepareForRun, then `run` filled for `inv` (KEYS and ARGV view `args`).
 // False when it answered with an error instead.
 bool PrepareRun(const Invocation& inv, ArgList args, bool resp3, ScriptRun* run,
@@ -72,7 +70,7 @@ bool ParseNumKeys(ArgList args, std::string_view not_integer, size_t* numkeys,
 }
 
 void RunScriptOnShard(ShardCmd& cmd, FindScript find) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   Invocation inv;
   ScriptRun run;
   if (!find(*cmd.server.scripts, cmd.shard.id(), cmd.args, &inv, cmd.reply) ||
@@ -83,7 +81,7 @@ void RunScriptOnShard(ShardCmd& cmd, FindScript find) {
 }
 
 void RunScriptOnCoord(CoordCmd& cmd, FindScript find) {
-  if (cmd.server.scripts == nullptr) return cmd.reply.Error(kNotReady);
+  if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   Invocation inv;
   ScriptRun run;
   if (!find(*cmd.server.scripts, cmd.self.id(), cmd.args, &inv, cmd.reply) ||
