@@ -122,13 +122,16 @@ TEST(RdbTest, TruncatedAndMalformedStringsFail) {
     std::string out;
     EXPECT_FALSE(in.ReadString(&out)) << cut;
   }
-  RdbReader lzf_lies(
-      std::string("\xc3\x05\x20"
-                  "abcde",
-                  8));
+  // A reader views its input: the bytes outlive it.
+  const std::string lies(
+      "\xc3\x05\x20"
+      "abcde",
+      8);
+  RdbReader lzf_lies(lies);
   std::string out;
   EXPECT_FALSE(lzf_lies.ReadString(&out));
-  RdbReader bad_encoding(std::string("\xc5", 1));
+  const std::string unknown("\xc5", 1);
+  RdbReader bad_encoding(unknown);
   EXPECT_FALSE(bad_encoding.ReadString(&out));
 }
 
