@@ -48,27 +48,41 @@ class Inbox {
   std::atomic<bool> sleeping_{false};
 };
 
-// Owned and used by one thread: the tasks it produced this turn, per destination.
+// Owned and used by one thread: the tasks it produced this turn, per destination, in two
+// lanes. Flush hands every destination its `ahead` batch before any destination gets its
+// other one: a task of the other lane (a reply) may reach a client, and what that client
+// does next on another thread must not overtake what this turn sent ahead (keyspace
+// events, which Redis publishes before it replies).
 class Outbox {
  public:
-  explicit Outbox(size_t threads) : batches_(threads) {}
-  void Add(uint32_t dest, Task task) {
-    if (batches_[dest].empty()) dirty_.push_back(dest);
-    batches_[dest].push_back(std::move(task));
-  }
-  bool empty() const { return dirty_.empty(); }
-  // Hands every batch to its destination inbox; wakes destinations that sleep.
+  explicit Outbox(size_t threads) : ahead_(threads), main_(threads) {}
+  void Add(uint32_t dest, Task task) { main_.Add(dest, std::move(task)); }
+  void AddAhead(uint32_t dest, Task task) { ahead_.Add(dest, std::move(task)); }
+  bool empty() const { return ahead_.dirty.empty() && main_.dirty.empty(); }
+  // Hands every batch to its destination inbox, the ahead lane first; wakes destinations
+  // that sleep.
   template <typename InboxOf>
   void Flush(InboxOf&& inbox_of, Waker& waker) {
-    for (uint32_t dest : dirty_) {
-      if (inbox_of(dest).PushBatch(&batches_[dest])) waker.Wake(dest);
+    for (Lane* lane : {&ahead_, &main_}) {
+      for (uint32_t dest : lane->dirty) {
+        if (inbox_of(dest).PushBatch(&lane->batches[dest])) waker.Wake(dest);
+      }
+      lane->dirty.clear();
     }
-    dirty_.clear();
   }
 
  private:
-  std::vector<std::vector<Task>> batches_;
-  std::vector<uint32_t> dirty_;
+  struct Lane {
+    explicit Lane(size_t threads) : batches(threads) {}
+    void Add(uint32_t dest, Task task) {
+      if (batches[dest].empty()) dirty.push_back(dest);
+      batches[dest].push_back(std::move(task));
+    }
+    std::vector<std::vector<Task>> batches;
+    std::vector<uint32_t> dirty;
+  };
+  Lane ahead_;
+  Lane main_;
 };
 
 }  // namespace rc

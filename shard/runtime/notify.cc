@@ -105,7 +105,7 @@ void KeyEvents::Flush(ShardThread& self, ShardSet& shards) {
   pending_.clear();
   for (uint32_t t = 0; t < shards.size(); ++t) {
     if (t == self.id()) continue;
-    self.Post(t, [events, there = &shards.thread(t), server = server_] {
+    self.PostAhead(t, [events, there = &shards.thread(t), server = server_] {
       const int64_t flags = server->config.notify_keyspace_events;
       for (const Event& e : *events) Publish(there->pubsub(), flags, e.name, e.key);
     });

@@ -56,6 +56,9 @@ class ShardThread {
     hops_.Seal(dest);
     outbox_.Add(dest, std::move(task));
   }
+  // Owner thread: queue `task` to reach thread `dest` before anything else this turn
+  // posts anywhere (Outbox's ahead lane). For keyspace events.
+  void PostAhead(uint32_t dest, Task task) { outbox_.AddAhead(dest, std::move(task)); }
   Outbox& outbox() { return outbox_; }
   // Owner thread: the batches of commands this thread sends to their keys' owners.
   HopLanes& hops() { return hops_; }

@@ -1,6 +1,7 @@
 #include "shard/runtime/mailbox.h"
 
 #include <atomic>
+#include <string>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -47,6 +48,36 @@ TEST(Inbox, ProducerSeesSleeperAndMustWake) {
   EXPECT_FALSE(inbox.PushBatch(&batch));  // owner awake: no wake needed
   // Work is waiting, so the owner must not go to sleep.
   EXPECT_FALSE(inbox.PrepareToSleep());
+}
+
+// A reply handed to one thread must not be visible before the keyspace events of the same
+// turn reach every other thread: whoever sees the reply may make events elsewhere.
+TEST(Outbox, AheadLaneReachesEveryInboxBeforeAnyOtherBatch) {
+  std::vector<Inbox> inboxes(3);
+  struct NoWake : Waker {
+    void Wake(uint32_t) override {}
+  } waker;
+  Outbox outbox(3);
+  std::vector<std::string> log;
+  outbox.Add(1, [&log] { log.push_back("reply to 1"); });
+  outbox.AddAhead(2, [&log] { log.push_back("events to 2"); });
+  outbox.AddAhead(1, [&log] { log.push_back("events to 1"); });
+  std::vector<uint32_t> pushed;  // destinations in the order Flush handed them over
+  outbox.Flush(
+      [&](uint32_t dest) -> Inbox& {
+        pushed.push_back(dest);
+        return inboxes[dest];
+      },
+      waker);
+  EXPECT_EQ(pushed, (std::vector<uint32_t>{2, 1, 1}));
+  EXPECT_TRUE(outbox.empty());
+  std::vector<Task> tasks;
+  for (uint32_t dest : {1u, 2u}) {
+    inboxes[dest].Drain(&tasks);
+    for (auto& t : tasks) std::move(t)();
+    tasks.clear();
+  }
+  EXPECT_EQ(log, (std::vector<std::string>{"events to 1", "reply to 1", "events to 2"}));
 }
 
 }  // namespace
