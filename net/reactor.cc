@@ -158,6 +158,13 @@ void Reactor::FlushAll() {
   ShardThread& self = shard_thread();
   self.events().Flush(self, shards_);
   shards_.FlushOutbox(id_, *this);
+  if (self.inbox().HasWork()) {
+    // What this turn posted to itself (the reply to a client that a push here served)
+    // leaves with this turn's replies rather than a turn later.
+    self.RunInbox();
+    self.events().Flush(self, shards_);
+    shards_.FlushOutbox(id_, *this);
+  }
   for (Connection* c : close_asap_) Close(c);
   close_asap_.clear();
   FlushSends();
@@ -293,23 +300,29 @@ void Reactor::QueueSend(Connection* c) {
 void Reactor::FlushSends() {
   held_.clear();
   hold_until_ns_ = INT64_MAX;
-  // By index: an engine that sends at once may finish (and queue more) inside Send().
-  for (size_t i = 0; i < dirty_.size(); ++i) {
-    Connection* c = dirty_[i];
-    if (c->closing() || c->sending() || !c->HasOutput()) {
-      c->dirty = false;
-      continue;
-    }
-    if (const int64_t until = c->HoldUntil(now_ns_); until != 0) {
-      held_.push_back(c);  // stays dirty
-      hold_until_ns_ = std::min(hold_until_ns_, until);
-      continue;
-    }
-    c->dirty = false;
-    c->StartSend();
-    Send(c);
-  }
+  // Newest first, as Redis writes its pending clients: a consumer that this turn's push
+  // served gets its job before the pusher gets its acknowledgement.
+  const size_t queued = dirty_.size();
+  for (size_t i = queued; i-- > 0;) FlushOne(dirty_[i]);
+  // An engine that sends at once may finish (and queue more) inside Send(): those come
+  // after, by index, as the vector may grow.
+  for (size_t i = queued; i < dirty_.size(); ++i) FlushOne(dirty_[i]);
   dirty_.swap(held_);
+}
+
+void Reactor::FlushOne(Connection* c) {
+  if (c->closing() || c->sending() || !c->HasOutput()) {
+    c->dirty = false;
+    return;
+  }
+  if (const int64_t until = c->HoldUntil(now_ns_); until != 0) {
+    held_.push_back(c);  // stays dirty
+    hold_until_ns_ = std::min(hold_until_ns_, until);
+    return;
+  }
+  c->dirty = false;
+  c->StartSend();
+  Send(c);
 }
 
 void Reactor::SendDone(Connection* c) {

@@ -151,6 +151,8 @@ class Reactor : public Waker {
 
  private:
   void QueueSend(Connection* c);
+  // FlushSends' step: sends `c`'s output, or holds it (HoldUntil).
+  void FlushOne(Connection* c);
   void FlushSends();
   void FreeClosed();
   void UnparkIfUnpaused();
