@@ -86,6 +86,10 @@ class Connection final : public ReplySink, public ClientHandle {
   void set_closing() { closing_ = true; }
   bool close_after_flush() const { return close_after_flush_; }
   bool Drained() const { return !sending_ && out_.empty() && slots_.empty(); }
+  // Its parse loop is on the stack (it may be the caller of the script that is running),
+  // or a script of its own runs over several shards: a busy script's turn
+  // (Reactor::ServeWhileBusy) must leave its input and output alone.
+  bool InUse() const { return in_parse_ || client_.scripts_running > 0; }
   // Set once a limit was crossed: the reactor closes the connection at the end of the turn
   // and nothing more is read or answered meanwhile (Redis's freeClientAsync).
   bool doomed() const { return doomed_; }

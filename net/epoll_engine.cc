@@ -69,8 +69,8 @@ bool EpollReactor::Init(std::string* error) {
       return false;
     }
   }
-  events_.resize(kMaxEvents);
-  read_buf_ = std::make_unique<char[]>(kReadSize);
+  for (int i = 0; i < 2; ++i) events_[i].resize(kMaxEvents);
+  read_buf_[0] = std::make_unique<char[]>(kReadSize);
   return true;
 }
 
@@ -93,27 +93,29 @@ void EpollReactor::Poll(int64_t timeout_ns) {
 #else
   static std::atomic<bool> has_pwait2{true};
 #endif
+  std::vector<epoll_event>& events = events_[level()];
   int n = -1;
   if (has_pwait2.load(std::memory_order_relaxed)) {
     timespec ts{time_t(timeout_ns / 1'000'000'000), long(timeout_ns % 1'000'000'000)};
-    n = epoll_pwait2(epoll_fd_, events_.data(), int(events_.size()), &ts, nullptr);
+    n = epoll_pwait2(epoll_fd_, events.data(), int(events.size()), &ts, nullptr);
     if (n < 0 && errno == ENOSYS) has_pwait2.store(false, std::memory_order_relaxed);
   }
   if (!has_pwait2.load(std::memory_order_relaxed)) {
     // Round up: waking a little late for a deadline is fine, waking early only costs a
     // turn that finds nothing due and sleeps again.
     int64_t ms = (timeout_ns + 999'999) / 1'000'000;
-    n = epoll_wait(epoll_fd_, events_.data(), int(events_.size()),
+    n = epoll_wait(epoll_fd_, events.data(), int(events.size()),
                    int(std::min<int64_t>(ms, INT_MAX)));
   }
-  ready_ = n > 0 ? n : 0;
+  ready_[level()] = n > 0 ? n : 0;
 }
 
 void EpollReactor::HandleEvents() {
   // Connections are freed only at the end of a turn (FreeClosed), after this batch, so a
   // pointer in a later event of the batch is still valid; a closed one is skipped.
-  for (int i = 0; i < ready_; ++i) {
-    const epoll_event& ev = events_[size_t(i)];
+  const int level = this->level();
+  for (int i = 0; i < ready_[level]; ++i) {
+    const epoll_event& ev = events_[level][size_t(i)];
     if (ev.data.u64 == kListenerTag || ev.data.u64 == kNodeListenerTag) {
       AcceptReady(ev.data.u64 == kNodeListenerTag);
     } else if (ev.data.u64 == kWakeTag) {
@@ -126,7 +128,7 @@ void EpollReactor::HandleEvents() {
       if (!c->closing() && (ev.events & EPOLLOUT) && c->sending()) Send(c);
     }
   }
-  ready_ = 0;
+  ready_[level] = 0;
 }
 
 void EpollReactor::AcceptReady(bool node) {
@@ -145,7 +147,9 @@ void EpollReactor::AcceptReady(bool node) {
 }
 
 void EpollReactor::ReadReady(Connection* c) {
-  char* buf = read_buf_.get();
+  std::unique_ptr<char[]>& mine = read_buf_[level()];
+  if (mine == nullptr) mine = std::make_unique<char[]>(kReadSize);
+  char* buf = mine.get();
   for (int i = 0; i < kReadsPerEvent && !c->closing(); ++i) {
     ssize_t n = ::recv(c->fd(), buf, kReadSize, 0);
     if (n > 0) {
@@ -155,7 +159,7 @@ void EpollReactor::ReadReady(Connection* c) {
     }
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
-    Close(c);  // 0: the peer closed; else a reset or another error
+    OnSocketGone(c);  // 0: the peer closed; else a reset or another error
     return;
   }
 }

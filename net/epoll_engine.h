@@ -34,7 +34,7 @@ class EpollReactor final : public Reactor {
  private:
   void StartAccepting() override;
   void HandleEvents() override;
-  bool EventsPending() const override { return ready_ > 0; }
+  bool EventsPending() const override { return ready_[0] > 0; }
   void Submit() override {}
   void Poll(int64_t timeout_ns) override;
   void Send(Connection* c) override;
@@ -47,9 +47,12 @@ class EpollReactor final : public Reactor {
 
   int epoll_fd_ = -1;
   int event_fd_ = -1;
-  std::vector<epoll_event> events_;
-  int ready_ = 0;  // events_[0, ready_) gathered by the last Poll, not yet handled
-  std::unique_ptr<char[]> read_buf_;
+  // [1]: a busy script's turn's own (ServeWhileBusy), which polls and reads from inside
+  // an event of [0] while [0]'s are being handled and its buffer's bytes parsed.
+  std::vector<epoll_event> events_[2];
+  int ready_[2] = {0, 0};  // events_[i][0, ready_[i]) gathered by the last Poll, not handled
+  std::unique_ptr<char[]> read_buf_[2];
+  int level() const { return nested() ? 1 : 0; }
 };
 
 // Writes every reactor's eventfd. Any thread; needs no state of its own.

@@ -144,8 +144,8 @@ std::string MetricsServer::RunInfo() {
   ShardSet* shards = &shards_;
   ServerState* server = &server_;
   const CommandTable* table = &table_;
-  std::vector<Task> batch;
-  batch.push_back([sink, shards, server, table] {
+  std::vector<Message> batch;
+  batch.emplace_back([sink, shards, server, table] {
     // Worker 0's thread.
     static const std::string_view kArgs[] = {"INFO", "everything"};
     const CommandSpec* info = table->Find("info");

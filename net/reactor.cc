@@ -75,6 +75,7 @@ Reactor::~Reactor() { conns_.clear(); }
 void Reactor::Run() {
   ShardThread& self = shard_thread();
   self.shard().thread_check().Bind();
+  self.set_busy_turn(this);
   StartAccepting();
   now_ns_ = next_cron_ns_ = MonotonicNanos();
   while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
@@ -112,8 +113,9 @@ void Reactor::Run() {
 
     // Connections still in dirty_ are held for replies from other threads: their tasks
     // wake this thread, and hold_until_ns_ bounds the wait.
-    if (more_housekeeping || self.inbox().HasWork() || EventsPending() ||
-        !self.inbox().PrepareToSleep()) {
+    // Tasks and input a busy script's turns kept (ServeWhileBusy) are due too.
+    if (more_housekeeping || self.inbox().HasWork() || EventsPending() || self.HoldsTasks() ||
+        !kept_.empty() || !self.inbox().PrepareToSleep()) {
       // Not sleeping, but I/O must still come in while we are busy.
       Poll(0);
       continue;
@@ -155,6 +157,8 @@ void Reactor::UnparkIfUnpaused() {
 }
 
 void Reactor::FlushAll() {
+  // First, while every connection it names is still open.
+  if (!kept_.empty()) ReplayKept();
   ShardThread& self = shard_thread();
   self.events().Flush(self, shards_);
   shards_.FlushOutbox(id_, *this);
@@ -284,6 +288,11 @@ void Reactor::OnReceived(Connection* c, const char* data, size_t len) {
   // in, and it would be freed while still linked (receives still arrive for a client
   // killed mid-pipeline).
   if (c->closing()) return;
+  if (nested_ && c->InUse()) return Keep(c, std::string_view(data, len), /*gone=*/false);
+  Feed(c, data, len);
+}
+
+void Reactor::Feed(Connection* c, const char* data, size_t len) {
   idle_.Touch(&c->idle, now_ns_ / 1'000'000);
   c->OnData(data, len);
   // QUIT or SHUTDOWN with nothing left to send closes right away.
@@ -315,6 +324,11 @@ void Reactor::FlushOne(Connection* c) {
     c->dirty = false;
     return;
   }
+  if (nested_ && c->InUse()) {
+    // A reply builder on the stack below appends to its output: it leaves afterwards.
+    held_.push_back(c);
+    return;
+  }
   if (const int64_t until = c->HoldUntil(now_ns_); until != 0) {
     held_.push_back(c);  // stays dirty
     hold_until_ns_ = std::min(hold_until_ns_, until);
@@ -336,12 +350,13 @@ void Reactor::SendDone(Connection* c) {
 
 void Reactor::SendFailed(Connection* c) {
   c->FinishSend();
-  Close(c);
+  OnSocketGone(c);
 }
 
 void Reactor::Close(Connection* c) {
   if (c->closing()) return;
   c->set_closing();
+  std::erase_if(kept_, [c](const Kept& k) { return k.c == c; });
   idle_.Remove(&c->idle);
   shard_thread().clients().Remove(c->client().id, shared_.server->introspect.monitors);
   shard_thread().stats().blocked_clients -= std::erase(parked_, c);

@@ -27,6 +27,7 @@
 #include "net/resp_parser.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/mailbox.h"
+#include "shard/runtime/script_busy.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/server/server_state.h"
 #include "timers/idle_list.h"
@@ -61,7 +62,7 @@ class RemoteWaker {
   virtual void WakeAll(const std::vector<int>& wake_fds) = 0;
 };
 
-class Reactor : public Waker {
+class Reactor : public Waker, public BusyTurn {
  public:
   // `listen_fd` stays owned by the caller.
   Reactor(uint32_t id, int listen_fd, ReactorShared& shared);
@@ -101,6 +102,10 @@ class Reactor : public Waker {
   // Closes `c` (also CLIENT KILL, on this thread).
   void Close(Connection* c);
 
+  // BusyTurn (net/reactor_busy.cc): from inside this thread's busy script, one loop turn
+  // restricted to what is safe there. Its own thread.
+  void ServeWhileBusy() override;
+
  protected:
   // ---- Engine hooks, all called on the reactor's thread.
   // Starts taking connections from listen_fd_ and node_listen_fd_ if any (once, at the
@@ -128,6 +133,8 @@ class Reactor : public Waker {
   Connection* OnAccepted(int fd, bool node = false);
   // Bytes read from c's socket.
   void OnReceived(Connection* c, const char* data, size_t len);
+  // c's socket was closed by its peer or failed (a read, a send): it closes.
+  void OnSocketGone(Connection* c);
   void CountSent(size_t n) {
     ThreadStats& stats = shard_thread().stats();
     stats.net_output_bytes += n;
@@ -141,6 +148,8 @@ class Reactor : public Waker {
   }
   // Frees every connection (engine destructors call it while their engine still exists).
   void DestroyConnections() { conns_.clear(); }
+  // Inside ServeWhileBusy: engines keep the outer turn's events and read buffer apart.
+  bool nested() const { return nested_; }
 
   const uint32_t id_;
   const int listen_fd_;
@@ -154,6 +163,12 @@ class Reactor : public Waker {
   // FlushSends' step: sends `c`'s output, or holds it (HoldUntil).
   void FlushOne(Connection* c);
   void FlushSends();
+  // Bytes or an end of input, kept for a connection ServeWhileBusy must leave alone
+  // (Connection::InUse) until the outer turn (ReplayKept).
+  void Keep(Connection* c, std::string_view data, bool gone);
+  void ReplayKept();
+  // Reads `data` into `c` as just received (counted already).
+  void Feed(Connection* c, const char* data, size_t len);
   void FreeClosed();
   void UnparkIfUnpaused();
   void Cron(int64_t now_ns);
@@ -179,6 +194,13 @@ class Reactor : public Waker {
   IdleList idle_;                      // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)
   std::vector<Connection*> close_asap_;  // not closed yet, so not freed before we get to them
+  struct Kept {
+    Connection* c;
+    std::string data;
+    bool gone = false;  // the peer closed (or the socket failed) after `data`
+  };
+  std::vector<Kept> kept_;  // input ServeWhileBusy kept for the outer turn, in arrival order
+  bool nested_ = false;     // inside ServeWhileBusy
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
   size_t live_conns_ = 0;
   int64_t next_cron_ns_ = 0;

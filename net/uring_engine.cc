@@ -121,13 +121,20 @@ void UringReactor::Wake(uint32_t dest) {
 }
 
 void UringReactor::HandleEvents() {
-  unsigned head, seen = 0;
-  io_uring_cqe* cqe;
-  io_uring_for_each_cqe(&ring_, head, cqe) {
-    HandleCompletion(cqe);
-    ++seen;
+  // Each completion leaves the ring before it is handled: a busy script's turn
+  // (ServeWhileBusy) reaps the ring again from inside one of them, and must find exactly
+  // the ones nobody has taken (it may accept the client that sends SCRIPT KILL).
+  for (unsigned ready = io_uring_cq_ready(&ring_); ready > 0; --ready) {
+    io_uring_cqe* cqe = nullptr;
+    unsigned head;
+    io_uring_for_each_cqe(&ring_, head, cqe) break;  // the oldest, if a turn left one
+    if (cqe == nullptr) break;
+    const uint64_t data = io_uring_cqe_get_data64(cqe);
+    const int res = cqe->res;
+    const uint32_t flags = cqe->flags;
+    io_uring_cqe_seen(&ring_, cqe);
+    HandleCompletion(data, res, flags);
   }
-  io_uring_cq_advance(&ring_, seen);
 }
 
 bool UringReactor::EventsPending() const {
@@ -147,20 +154,19 @@ void UringReactor::Poll(int64_t timeout_ns) {
   io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
 }
 
-void UringReactor::HandleCompletion(io_uring_cqe* cqe) {
-  uint64_t data = io_uring_cqe_get_data64(cqe);
+void UringReactor::HandleCompletion(uint64_t data, int res, uint32_t flags) {
   uint64_t kind = data & kKindMask;
   auto* conn = reinterpret_cast<Connection*>(data & ~kKindMask);
   switch (kind) {
     case kAccept:
     case kAcceptNode:
-      OnAccept(cqe->res, cqe->flags, kind == kAcceptNode);
+      OnAccept(res, flags, kind == kAcceptNode);
       break;
     case kRecv:
-      OnRecv(conn, cqe->res, cqe->flags);
+      OnRecv(conn, res, flags);
       break;
     case kSend:
-      OnSend(conn, cqe->res);
+      OnSend(conn, res);
       break;
     default:
       break;  // wake-ups and ignored results
@@ -190,7 +196,7 @@ void UringReactor::OnRecv(Connection* c, int res, uint32_t flags) {
     // Every buffer was in use; they have been handed back by now.
     if (!more) ArmRecv(c);
   } else {
-    Close(c);
+    OnSocketGone(c);
   }
   FreeIfDone(c);
 }

@@ -51,7 +51,7 @@ class UringReactor final : public Reactor {
   io_uring_sqe* GetSqe();
   void ArmAccept(bool node);
   void ArmRecv(Connection* c);
-  void HandleCompletion(io_uring_cqe* cqe);
+  void HandleCompletion(uint64_t data, int res, uint32_t flags);
   void OnAccept(int res, uint32_t flags, bool node);
   void OnRecv(Connection* c, int res, uint32_t flags);
   void OnSend(Connection* c, int res);

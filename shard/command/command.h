@@ -72,6 +72,10 @@ enum CmdFlag : uint32_t {
   // FLUSH, RESTORE; SCRIPT FLUSH): runs only once the connection's earlier commands have
   // answered, so none that came before it sees the change (internal).
   kCmdAfterEarlier = 1 << 21,
+  // Keyless, but runs a step on every thread (INFO, CLIENT LIST, PUBLISH): while some
+  // thread's script is busy it answers -BUSY rather than wait for that thread
+  // (shard/command/busy_refusal.h; internal).
+  kCmdAllThreads = 1 << 22,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

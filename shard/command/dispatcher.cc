@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
+#include "shard/command/busy_refusal.h"
 #include "shard/command/client_state.h"
 #include "shard/command/errors.h"
 #include "shard/command/hop_batch.h"
@@ -234,7 +235,10 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   }
   // Redis's no-multi commands (SHUTDOWN) are refused, and so doom the transaction.
   if (client.multi && (flags & kCmdNoMulti)) return Refuse(req, spec->stat_id, err::kNoMulti);
-  if (server_.config.maxmemory.get() > 0 && OomRefuses(req)) {
+  // A command that would need a thread whose script is busy (busy_refusal.h). As Redis,
+  // nothing is refused for memory then, and -BUSY comes after the subscribed-context check.
+  const ScriptBusy* busy = BusyThreadNeeded(self, shards_, client, *spec, args);
+  if (server_.config.maxmemory.get() > 0 && busy == nullptr && OomRefuses(req)) {
     return Refuse(req, spec->stat_id, err::kOom);
   }
   if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
@@ -242,6 +246,14 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
                   StrCat("ERR Can't execute '", spec->full_name,
                          "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are "
                          "allowed in this context"));
+  }
+  if (busy != nullptr) {
+    if (!(flags & kCmdExec) || !client.multi) return Refuse(req, spec->stat_id, BusyError(*busy));
+    // Redis's rejectCommand for EXEC: the transaction goes, the error says why.
+    client.multi.reset();
+    UnwatchAll(req.self, shards_, client);
+    return Refuse(req, spec->stat_id,
+                  StrCat("EXECABORT Transaction discarded because of: ", BusyError(*busy)));
   }
   // Redis flags a MONITOR client as a replica, which may not touch the keyspace.
   if (client.monitor && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
@@ -371,7 +383,10 @@ void Dispatcher::RunRemote(Request& req) const {
     fresh->home = req.self.id();
     fresh->owner = req.owner;
     batch = fresh.get();
-    req.self.Post(req.owner, [this, b = std::move(fresh)]() mutable { RunBatch(std::move(b)); });
+    // May run while the owner's script is busy: it then answers -BUSY (AnswerBusy).
+    req.self.Post(
+        req.owner, [this, b = std::move(fresh)]() mutable { RunBatch(std::move(b)); },
+        /*while_busy=*/true);
     lanes.set_open(req.owner, batch);
   }
   batch->Add(HopRequest{.sink = &req.sink,
@@ -388,18 +403,49 @@ void Dispatcher::RunRemote(Request& req) const {
 
 void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
   ShardThread& there = shards_.thread(batch->owner);
+  if (there.script_busy().busy()) {
+    AnswerBusy(there, *batch);
+  } else {
+    RunBatched(there, *batch);
+  }
+  const uint32_t home = batch->home;
+  there.Post(
+      home, [this, b = std::move(batch)]() mutable { DeliverBatch(std::move(b)); },
+      /*while_busy=*/true);
+}
+
+void Dispatcher::AnswerBusy(ShardThread& there, HopBatch& batch) const {
+  // From inside the busy script (BusyTurn): nothing runs on the shard, nor reads the
+  // arguments, whose scratch the script's own command may be using.
+  const std::string_view error = BusyError(there.script_busy());
+  std::string& out = batch.replies();
+  for (HopRequest& r : batch.requests()) {
+    CommandStats& stats = there.command_stats();
+    stats.Rejected(r.spec->stat_id);
+    stats.ErrorReply(error);
+    ReplyBuilder(&out, r.resp3).Error(error);
+    r.refused = true;
+    r.reply_end = out.size();
+  }
+}
+
+void Dispatcher::RunBatched(ShardThread& there, HopBatch& batch) const {
   Shard& shard = there.shard();
-  std::string& out = batch->replies();
-  if (batch->requests().size() > 1) {
+  std::string& out = batch.replies();
+  if (batch.requests().size() > 1) {
     uint64_t hashes[kPrefetchMax];
     size_t n = 0;
-    for (const HopRequest& r : batch->requests()) {
-      PrefetchKeys(batch->Args(r, &there.hops().scratch()), r.keys, hashes, &n);
+    for (const HopRequest& r : batch.requests()) {
+      PrefetchKeys(batch.Args(r, &there.hops().scratch()), r.keys, hashes, &n);
     }
     shard.table().Prefetch(hashes, n);
   }
-  for (HopRequest& r : batch->requests()) {
-    ArgList args = batch->Args(r, &there.hops().scratch());
+  HopLanes::Running& running = there.hops().running();
+  for (size_t i = 0; i < batch.requests().size(); ++i) {
+    HopRequest& r = batch.requests()[i];
+    if (r.waiting) continue;  // answered -BUSY while a script before it was busy
+    running = {&batch, i};
+    ArgList args = batch.Args(r, &there.hops().scratch());
     if (!shard.locks().Idle()) {
       KeyHashes keys;
       for (size_t i = r.keys.first; i <= r.keys.last; i += r.keys.step) {
@@ -408,7 +454,7 @@ void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
       if (!shard.locks().MayRun(keys, false)) {
         r.waiting = true;
         r.reply_end = out.size();
-        WaitForKeys(there, batch->home, r, args);
+        WaitForKeys(there, batch.home, r, args);
         continue;
       }
     }
@@ -423,8 +469,43 @@ void Dispatcher::RunBatch(std::unique_ptr<HopBatch> batch) const {
     // Served before the batch's next command, as after an inline one.
     if (shard.waiting().HasReady()) ServeReady(there);
   }
-  const uint32_t home = batch->home;
-  there.Post(home, [this, b = std::move(batch)]() mutable { DeliverBatch(std::move(b)); });
+  running = {};
+}
+
+void Dispatcher::AnswerAroundBusyScript(ShardThread& there) const {
+  HopLanes::Running& running = there.hops().running();
+  if (running.batch == nullptr) return;
+  HopBatch& batch = *running.batch;
+  std::vector<HopRequest>& requests = batch.requests();
+  const ClientState* caller = requests[running.index].client;
+  const std::string_view error = BusyError(there.script_busy());
+  auto send_home = [&](const HopRequest& r, std::string reply) {
+    there.Post(
+        batch.home,
+        [sink = r.sink, slot = r.slot, reply = std::move(reply)]() mutable {
+          sink->Fulfill(slot, std::move(reply));
+        },
+        /*while_busy=*/true);
+  };
+  size_t from = 0;
+  for (size_t i = 0; i < running.index; ++i) {
+    HopRequest& r = requests[i];
+    if (r.waiting) continue;
+    if (!r.delivered) send_home(r, batch.replies().substr(from, r.reply_end - from));
+    r.delivered = true;
+    from = r.reply_end;
+  }
+  for (size_t i = running.index + 1; i < requests.size(); ++i) {
+    HopRequest& r = requests[i];
+    if (r.waiting || r.client == caller) continue;
+    r.waiting = true;  // leaves the batch, as a command waiting for keys does
+    CommandStats& stats = there.command_stats();
+    stats.Rejected(r.spec->stat_id);
+    stats.ErrorReply(error);
+    std::string reply;
+    ReplyBuilder(&reply, r.resp3).Error(error);
+    send_home(r, std::move(reply));
+  }
 }
 
 void Dispatcher::DeliverBatch(std::unique_ptr<HopBatch> batch) const {
@@ -432,12 +513,17 @@ void Dispatcher::DeliverBatch(std::unique_ptr<HopBatch> batch) const {
   std::string_view replies = batch->replies();
   size_t from = 0;
   for (const HopRequest& r : batch->requests()) {
-    if (r.waiting) continue;
-    if (SlowEnough(r.ns) && !(r.spec->flags & kCmdSkipSlowlog)) {
-      MaybeSlowLog(*r.client, batch->Args(r, &self.hops().scratch()), r.ns);
-    }
-    r.sink->FulfillFrom(r.slot, replies.substr(from, r.reply_end - from));
+    if (r.waiting) continue;  // it answered on its own
+    const std::string_view reply = replies.substr(from, r.reply_end - from);
     from = r.reply_end;
+    if (r.delivered) continue;
+    if (SlowEnough(r.ns) && !r.refused && !(r.spec->flags & kCmdSkipSlowlog)) {
+      // Not the thread's scratch: this may run inside a busy script whose own command's
+      // arguments are there (RunBatch).
+      std::vector<std::string_view> args;
+      MaybeSlowLog(*r.client, batch->Args(r, &args), r.ns);
+    }
+    r.sink->FulfillFrom(r.slot, reply);
   }
   self.hops().Recycle(std::move(batch));
 }

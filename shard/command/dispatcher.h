@@ -73,6 +73,13 @@ class Dispatcher {
   // table, so their lookups overlap rather than wait one after another.
   void Prefetch(ShardThread& self, const std::string_view* keys, size_t n) const;
 
+  // Owner's thread, from inside its busy script (BusyTurn), for the hop batch that runs
+  // the script: the replies of the commands before it leave now, and the commands after
+  // it answer -BUSY now, each on its own, rather than wait for the script with their
+  // batch; those of the script's own client wait, as Redis reads nothing from that
+  // client meanwhile.
+  void AnswerAroundBusyScript(ShardThread& there) const;
+
   const CommandTable& table() const { return table_; }
 
  private:
@@ -112,6 +119,9 @@ class Dispatcher {
   void RunRemote(Request& req) const;
   // Owner's thread: runs a batch's commands, then sends the batch home with the replies.
   void RunBatch(std::unique_ptr<HopBatch> batch) const;
+  void RunBatched(ShardThread& there, HopBatch& batch) const;
+  // Owner's thread, its script busy: every command of the batch gets -BUSY.
+  void AnswerBusy(ShardThread& there, HopBatch& batch) const;
   // Connection's thread: hands a batch's replies to their connections.
   void DeliverBatch(std::unique_ptr<HopBatch> batch) const;
   // Owner's thread: a batched command whose keys multi-shard locks hold waits with its

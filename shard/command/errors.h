@@ -22,6 +22,12 @@ inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN o
 inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
 
+// A script (an FCALL's function) has run past busy-reply-threshold.
+inline constexpr std::string_view kBusyScript =
+    "BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.";
+inline constexpr std::string_view kBusyFunction =
+    "BUSY Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE.";
+
 inline constexpr std::string_view kNoAuth = "NOAUTH Authentication required.";
 inline constexpr std::string_view kWrongPass =
     "WRONGPASS invalid username-password pair or user is disabled.";

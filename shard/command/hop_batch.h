@@ -46,6 +46,8 @@ struct HopRequest {
   // Set on the owner: ran now (reply in HopBatch::replies up to reply_end), or waits
   // behind key locks and replies on its own.
   bool waiting = false;
+  bool refused = false;    // answered -BUSY without running (busy_refusal.h)
+  bool delivered = false;  // its reply left early, while a script after it was busy
   size_t reply_end = 0;
   uint64_t ns = 0;  // run time, for the slow log back home
 };
@@ -92,8 +94,16 @@ class HopLanes {
   void Recycle(std::unique_ptr<HopBatch> batch);
   // Room for one command's argument views while it runs (HopBatch::Args).
   std::vector<std::string_view>& scratch() { return scratch_; }
+  // The batch this thread, as owner, is running, and its command running now (a script
+  // may turn busy in it: Dispatcher::AnswerAroundBusyScript); null between batches.
+  struct Running {
+    HopBatch* batch = nullptr;
+    size_t index = 0;
+  };
+  Running& running() { return running_; }
 
  private:
+  Running running_;
   std::vector<HopBatch*> open_;
   std::vector<std::unique_ptr<HopBatch>> spare_;
   std::vector<std::string_view> scratch_;

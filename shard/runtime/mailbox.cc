@@ -2,7 +2,7 @@
 
 namespace rc {
 
-bool Inbox::PushBatch(std::vector<Task>* batch) {
+bool Inbox::PushBatch(std::vector<Message>* batch) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (tasks_.empty()) {
@@ -16,7 +16,7 @@ bool Inbox::PushBatch(std::vector<Task>* batch) {
   return sleeping_.exchange(false, std::memory_order_seq_cst);
 }
 
-void Inbox::Drain(std::vector<Task>* out) {
+void Inbox::Drain(std::vector<Message>* out) {
   out->clear();
   if (!has_work_.load(std::memory_order_acquire)) return;
   std::lock_guard<std::mutex> lock(mu_);

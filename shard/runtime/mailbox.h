@@ -8,6 +8,7 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <utility>
 #include <vector>
 
 #include "absl/functional/any_invocable.h"
@@ -15,6 +16,15 @@
 namespace rc {
 
 using Task = absl::AnyInvocable<void() &&>;
+
+// A task on its way to another thread. `while_busy`: it may run while that thread's
+// script is busy (ShardThread::RunInboxWhileBusy), as hop batches, which then answer
+// -BUSY, and their replies may; every other task waits for the script to end.
+struct Message {
+  Message(Task t, bool busy_ok = false) : task(std::move(t)), while_busy(busy_ok) {}  // NOLINT
+  Task task;
+  bool while_busy;
+};
 
 class Waker {
  public:
@@ -28,9 +38,9 @@ class Inbox {
  public:
   // Any thread. Appends the batch (leaving it empty) and returns true when the owner had
   // announced it was going to sleep, i.e. the caller must wake it.
-  bool PushBatch(std::vector<Task>* batch);
+  bool PushBatch(std::vector<Message>* batch);
   // Owner thread: takes everything queued so far.
-  void Drain(std::vector<Task>* out);
+  void Drain(std::vector<Message>* out);
   // Owner thread, before blocking: returns false when work is already waiting, in which
   // case the owner must not block. A producer that pushes after this returned true sees
   // the announcement and wakes the owner (both sides use sequentially consistent order).
@@ -43,7 +53,7 @@ class Inbox {
   // std::mutex rather than absl::Mutex: Debian's Abseil is built without TSan
   // annotations, so ThreadSanitizer could not see absl::Mutex's ordering.
   std::mutex mu_;
-  std::vector<Task> tasks_;  // guarded by mu_
+  std::vector<Message> tasks_;  // guarded by mu_
   std::atomic<bool> has_work_{false};
   std::atomic<bool> sleeping_{false};
 };
@@ -56,8 +66,10 @@ class Inbox {
 class Outbox {
  public:
   explicit Outbox(size_t threads) : ahead_(threads), main_(threads) {}
-  void Add(uint32_t dest, Task task) { main_.Add(dest, std::move(task)); }
-  void AddAhead(uint32_t dest, Task task) { ahead_.Add(dest, std::move(task)); }
+  void Add(uint32_t dest, Task task, bool while_busy = false) {
+    main_.Add(dest, Message(std::move(task), while_busy));
+  }
+  void AddAhead(uint32_t dest, Task task) { ahead_.Add(dest, Message(std::move(task))); }
   bool empty() const { return ahead_.dirty.empty() && main_.dirty.empty(); }
   // Hands every batch to its destination inbox, the ahead lane first; wakes destinations
   // that sleep.
@@ -74,11 +86,11 @@ class Outbox {
  private:
   struct Lane {
     explicit Lane(size_t threads) : batches(threads) {}
-    void Add(uint32_t dest, Task task) {
+    void Add(uint32_t dest, Message message) {
       if (batches[dest].empty()) dirty.push_back(dest);
-      batches[dest].push_back(std::move(task));
+      batches[dest].push_back(std::move(message));
     }
-    std::vector<std::vector<Task>> batches;
+    std::vector<std::vector<Message>> batches;
     std::vector<uint32_t> dirty;
   };
   Lane ahead_;

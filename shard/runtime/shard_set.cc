@@ -2,15 +2,56 @@
 
 namespace rc {
 
-size_t ShardThread::RunInbox() {
-  inbox_.Drain(&draining_);
-  size_t n = draining_.size();
-  for (auto& task : draining_) {
-    std::move(task)();
+size_t ShardThread::RunAll(std::vector<Message>& tasks) {
+  running_ = &tasks;
+  size_t n = 0;
+  for (running_next_ = 0; running_next_ < tasks.size();) {
+    Message& m = tasks[running_next_++];
+    if (!m.task) continue;  // a busy script's turn ran it already
+    std::move(m.task)();
+    ++n;
     if (shard_.waiting().HasReady()) ServeReady(*this);
   }
-  draining_.clear();
+  running_ = nullptr;
+  tasks.clear();
   return n;
+}
+
+size_t ShardThread::RunInbox() {
+  size_t n = 0;
+  if (!held_.empty()) {
+    std::vector<Message> held;
+    held.swap(held_);
+    n += RunAll(held);
+    // A script went busy again among them and held newer tasks: those still come before
+    // the inbox's.
+    if (!held_.empty()) return n;
+  }
+  inbox_.Drain(&draining_);
+  return n + RunAll(draining_);
+}
+
+void ShardThread::RunInboxWhileBusy() {
+  // The tasks RunAll has taken out of the inbox but not reached (the busy script runs in
+  // one of them), then the inbox.
+  if (running_ != nullptr) {
+    for (size_t i = running_next_; i < running_->size(); ++i) {
+      Message& m = (*running_)[i];
+      if (!m.while_busy || !m.task) continue;
+      Task task = std::move(m.task);
+      m.task = nullptr;
+      std::move(task)();
+    }
+  }
+  inbox_.Drain(&busy_draining_);
+  for (Message& m : busy_draining_) {
+    if (m.while_busy) {
+      std::move(m.task)();
+    } else {
+      held_.push_back(std::move(m));
+    }
+  }
+  busy_draining_.clear();
 }
 
 std::vector<uint16_t> SplitSlots(size_t shards, const std::vector<bool>& local) {
@@ -36,7 +77,7 @@ ShardSet::ShardSet(size_t threads, const ServerState* server) {
       threads, map != nullptr ? map->LocalSlots() : std::vector<bool>(kNumKeySlots, true));
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) {
-    threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, server));
+    threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, server, busy_threads_));
   }
 }
 

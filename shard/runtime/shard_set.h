@@ -4,6 +4,7 @@
 // Thread i owns ShardThread i. Other threads may only push to its inbox; everything
 // else in it is touched by thread i alone.
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -16,6 +17,7 @@
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/pubsub.h"
+#include "shard/runtime/script_busy.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/stats.h"
 #include "shard/server/client_registry.h"
@@ -25,13 +27,16 @@ namespace rc {
 
 class ShardThread {
  public:
-  ShardThread(uint32_t id, size_t threads, const ServerState* server)
+  // `busy_threads` counts the threads whose script is busy (ShardSet::AnyScriptBusy).
+  ShardThread(uint32_t id, size_t threads, const ServerState* server,
+              std::atomic<int>& busy_threads)
       : id_(id),
         shard_(id, &stats_, server),
         events_(server, &pubsub_),
         outbox_(threads),
         hops_(threads),
-        blocked_(stats_) {
+        blocked_(stats_),
+        script_busy_(busy_threads) {
     shard_.set_event_listener(&events_);
     shard_.set_command_stats(&command_stats_);
   }
@@ -51,10 +56,11 @@ class ShardThread {
   // This thread's clients waiting in a blocking command, with their deadlines.
   BlockedClients& blocked() { return blocked_; }
   // Owner thread: queue `task` to run on thread `dest` at its next turn. It goes after
-  // every command batched for `dest` so far, so the batch takes no more.
-  void Post(uint32_t dest, Task task) {
+  // every command batched for `dest` so far, so the batch takes no more. `while_busy`:
+  // it may run while `dest`'s script is busy (mailbox.h's Message).
+  void Post(uint32_t dest, Task task, bool while_busy = false) {
     hops_.Seal(dest);
-    outbox_.Add(dest, std::move(task));
+    outbox_.Add(dest, std::move(task), while_busy);
   }
   // Owner thread: queue `task` to reach thread `dest` before anything else this turn
   // posts anywhere (Outbox's ahead lane). For keyspace events.
@@ -66,8 +72,22 @@ class ShardThread {
   Inbox& inbox() { return inbox_; }
 
   // Owner thread: runs every task received so far; returns how many ran. Blocked clients
-  // waiting on keys a task gave a value are served right after it.
+  // waiting on keys a task gave a value are served right after it. Tasks held back while
+  // a script was busy run first: they came before anything still in the inbox.
   size_t RunInbox();
+  // Owner thread, from inside its busy script (BusyTurn): runs the tasks received so far
+  // that may run now (Message::while_busy) and holds the others back, in order, for
+  // RunInbox.
+  void RunInboxWhileBusy();
+  bool HoldsTasks() const { return !held_.empty(); }
+
+  // Whether this thread's script is busy, and SCRIPT KILL's way to it (script_busy.h):
+  // this thread enters and leaves it, any thread reads it.
+  ScriptBusy& script_busy() { return script_busy_; }
+  // The reactor's restricted loop turn for a busy script; null where no reactor runs the
+  // thread (unit tests). Set once, before the thread runs scripts.
+  BusyTurn* busy_turn() const { return busy_turn_; }
+  void set_busy_turn(BusyTurn* turn) { busy_turn_ = turn; }
 
   // Owner thread: the cluster map as of now (nullptr when cluster mode is off). The
   // thread keeps its own reference and fetches a new one only after a reload, so
@@ -82,6 +102,9 @@ class ShardThread {
   }
 
  private:
+  // Runs `tasks` in order, skipping those a busy script's turn ran already.
+  size_t RunAll(std::vector<Message>& tasks);
+
   uint32_t id_;
   ThreadStats stats_;
   CommandStats command_stats_;
@@ -93,7 +116,14 @@ class ShardThread {
   HopLanes hops_;
   BlockedClients blocked_;
   Inbox inbox_;
-  std::vector<Task> draining_;
+  std::vector<Message> draining_;
+  // The list RunAll runs and the index of its next task, for RunInboxWhileBusy.
+  std::vector<Message>* running_ = nullptr;
+  size_t running_next_ = 0;
+  std::vector<Message> held_;           // posted while the script was busy, not run yet
+  std::vector<Message> busy_draining_;  // RunInboxWhileBusy's, apart from draining_
+  ScriptBusy script_busy_;
+  BusyTurn* busy_turn_ = nullptr;
   std::shared_ptr<const ClusterMap> cluster_map_;
   uint64_t cluster_generation_ = 0;
 };
@@ -112,6 +142,9 @@ class ShardSet {
 
   size_t size() const { return threads_.size(); }
   ShardThread& thread(uint32_t i) { return *threads_[i]; }
+  // Any thread: whether some thread's script is busy (script_busy.h); one relaxed load,
+  // so every command can ask.
+  bool AnyScriptBusy() const { return busy_threads_.load(std::memory_order_relaxed) > 0; }
   // The shard owning the key's Redis Cluster slot (honouring {hash tags}), so keys that
   // share a tag share a shard.
   uint32_t ShardOf(std::string_view key) const {
@@ -124,6 +157,7 @@ class ShardSet {
   void FlushOutbox(uint32_t from, Waker& waker);
 
  private:
+  std::atomic<int> busy_threads_{0};  // before threads_, which refer to it
   std::vector<std::unique_ptr<ShardThread>> threads_;
   std::vector<uint16_t> slot_shard_;  // slot -> shard; fixed for the process's lifetime
 };

@@ -9,6 +9,7 @@
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/lua_libs.h"
 #include "shard/scripting/lua_yield.h"
+#include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 
 extern "C" int luaopen_cjson(lua_State* L);
@@ -23,6 +24,25 @@ constexpr const char* kReadonlyErr = "Attempt to modify a readonly table";
 constexpr int kGcPeriod = 50;
 // The registry field holding the engine, for hooks (which get no upvalues).
 constexpr const char* kEngineKey = "rc.engine";
+// Lua instructions between two checks of a running script, as Redis's luaMaskCountHook.
+constexpr int kCheckEvery = 100000;
+
+// Every kCheckEvery instructions of a script (Redis's luaMaskCountHook): the watchdog
+// checks its time, serves the thread's clients while it is busy, and ends it after SCRIPT
+// KILL or SHUTDOWN. No C++ object may be alive in this frame when lua_error longjmps.
+void CheckHook(lua_State* L, lua_Debug*) {
+  LuaEngine* engine = EngineOfState(L);
+  ScriptRun* run = engine->current();
+  if (run == nullptr || !engine->watchdog().Interrupted(*run)) return;
+  // From now on at every line, so a pcall in a loop cannot keep the script alive.
+  lua_sethook(L, CheckHook, LUA_MASKLINE, 0);
+  lua_newtable(L);
+  lua_pushlstring(L, script_err::kKilled.data(), script_err::kKilled.size());
+  lua_setfield(L, -2, "err");
+  lua_error(L);
+}
+
+void InstallCheckHook(lua_State* L) { lua_sethook(L, CheckHook, LUA_MASKCOUNT, kCheckEvery); }
 
 // Redis's rand.c: drand48's generator, state X = 0x1234ABCD330E until seeded.
 struct Rand48 {
@@ -260,7 +280,11 @@ LuaEngine* EngineOfState(lua_State* L) {
 
 LuaEngine::LuaEngine(ScriptRegistry& registry, uint32_t shard, Kind kind,
                      std::atomic<int64_t>* vm_bytes)
-    : registry_(registry), thread_(registry.shards().thread(shard)), kind_(kind), heap_(vm_bytes) {
+    : registry_(registry),
+      thread_(registry.shards().thread(shard)),
+      kind_(kind),
+      heap_(vm_bytes),
+      watchdog_(thread_, registry.server()) {
   client_.authenticated = true;
   client_.addr = "lua";
   client_.id = UINT64_MAX;
@@ -350,6 +374,8 @@ void LuaEngine::Open() {
   if (kind_ == Kind::kFunctions) load_env_ref_ = MakeLoadEnvironment(L, this, ro_set);
   lua_replace(L, LUA_GLOBALSINDEX);  // new functions get the proxy as environment
   lua_settop(L, 0);
+  // Coroutines made from this state, scripts' own and ScriptTask's, inherit it.
+  InstallCheckHook(L);
   generation_ = registry_.generation();
 }
 
@@ -466,9 +492,13 @@ void LuaEngine::Run(const Script& script, ScriptRun& run, ReplyBuilder& reply) {
     lua_pop(L, 1);
   }
   const int nargs = PushCall(L, script, run);
-  if (lua_pcall(L, nargs, 1, handler) != 0) {
+  watchdog_.Start(run);
+  const int status = lua_pcall(L, nargs, 1, handler);
+  watchdog_.Stop();
+  if (status != 0) {
     reply.Error(ScriptError(L, run.name));
     lua_pop(L, 1);
+    InstallCheckHook(L);  // a killed run left it checking every line
   } else {
     WriteLuaReply(L, reply, run.resp);
   }
@@ -509,8 +539,8 @@ int RefStrings(lua_State* L, ArgList args) {
 // alive in this frame when lua_error longjmps.
 void RaiseHook(lua_State* L, lua_Debug*) {
   ScriptRun* run = EngineOfState(L)->current();
+  InstallCheckHook(L);
   if (run == nullptr || run->raise.empty()) return;
-  lua_sethook(L, nullptr, 0, 0);
   PushRespAsLua(L, run->raise);
   run->raise.clear();
   lua_error(L);
@@ -549,7 +579,9 @@ bool LuaEngine::Resume(Coroutine& c, ScriptRun& run, int nargs, ReplyBuilder& re
   if (!run.raise.empty()) lua_sethook(co, RaiseHook, LUA_MASKCOUNT, 1);
   ScriptRun* outer = current_;
   current_ = &run;
+  watchdog_.Start(run);
   const int status = lua_resume(co, nargs);
+  watchdog_.Stop();
   current_ = outer;
   if (status == LUA_YIELD) return false;
   if (status == 0) {

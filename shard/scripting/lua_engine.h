@@ -31,6 +31,7 @@
 #include "shard/scripting/function_library.h"
 #include "shard/scripting/lua_heap.h"
 #include "shard/scripting/script_flags.h"
+#include "shard/scripting/script_watchdog.h"
 
 // The Lua API (shard/scripting/lua.h) stays inside shard/scripting: only its .cc files
 // see which Lua is built in.
@@ -46,6 +47,7 @@ class ShardThread;
 struct ScriptRun {
   // What errors name: the script's SHA-1 (EVAL), or the function's name (FCALL).
   std::string_view name;
+  ArgList command;         // the EVAL or FCALL that runs it, all its arguments
   ArgList keys;            // KEYS (a function's first argument)
   ArgList argv;            // ARGV (a function's second)
   bool read_only = false;  // EVAL_RO / EVALSHA_RO, or the no-writes flag
@@ -53,6 +55,11 @@ struct ScriptRun {
   bool oom_at_start = false;
   bool caller_resp3 = false;
   uint32_t flags = 0;  // the script's shebang flags
+  // An FCALL's function rather than an EVAL's script: busy and kill texts name FUNCTION
+  // KILL (script_watchdog.h).
+  bool function = false;
+  // Monotonic time its first step began, for busy-reply-threshold; 0 before.
+  int64_t start_ns = 0;
   // Set for a run that may suspend (script_task.h: its KEYS span shards): the task, and
   // the coroutine it runs in. Null for a run that ends in one step on its thread.
   ScriptTask* task = nullptr;
@@ -152,6 +159,8 @@ class LuaEngine {
   std::string& scratch() { return scratch_; }
   // Keeps a sink whose command answers after the script gave up on it, until it has.
   void Abandon(std::unique_ptr<ReplySink> sink);
+  // Busy-reply-threshold and SCRIPT KILL for this thread's runs.
+  ScriptWatchdog& watchdog() { return watchdog_; }
 
  private:
   void Open();
@@ -182,6 +191,7 @@ class LuaEngine {
   ClientState client_;
   std::string scratch_;
   std::vector<std::unique_ptr<ReplySink>> abandoned_;
+  ScriptWatchdog watchdog_;
 };
 
 }  // namespace rc

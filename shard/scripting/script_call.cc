@@ -53,6 +53,14 @@ bool Declared(const ScriptRun& run, std::string_view key) {
   return false;
 }
 
+// Redis marks a script dirty once it calls a write command (SCRIPT KILL then answers
+// UNKILLABLE); false with the error when SCRIPT KILL won the race to a busy script.
+bool MayWrite(LuaEngine& engine, ScriptRun& run, std::string* out) {
+  if (engine.watchdog().MayWrite(run)) return true;
+  *out = script_err::kKilled;
+  return false;
+}
+
 }  // namespace
 
 void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
@@ -111,7 +119,7 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
     return CallStatus::kRefused;
   }
   if (run.task != nullptr && !keyless) {
-    if (flags & kCmdWrite) run.wrote = true;
+    if ((flags & kCmdWrite) && !MayWrite(engine, run, out)) return CallStatus::kRefused;
     return run.task->Call(*spec, args, may_suspend, out);
   }
   Shard& shard = self.shard();
@@ -129,7 +137,7 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
       }
     }
   }
-  if (flags & kCmdWrite) run.wrote = true;
+  if ((flags & kCmdWrite) && !MayWrite(engine, run, out)) return CallStatus::kRefused;
   if (!keyless && spec->on_shard != nullptr) {
     RunCalledOnShard(self, server, *spec, args, run.resp, out);
     FeedCalled(self, shards, server, *spec, args);

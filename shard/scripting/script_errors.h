@@ -24,7 +24,6 @@ inline constexpr std::string_view kWriteFromRo =
     "ERR Can not execute a script with write flag using *_ro command.";
 inline constexpr std::string_view kNoCluster =
     "ERR Can not run script on cluster, 'no-cluster' flag is set.";
-inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
 
 // Functions (functions.c, function_lua.c). Redis 7.0 names libraries in the error for a
 // bad function name too.
@@ -38,6 +37,15 @@ inline constexpr std::string_view kNoFunctions = "ERR No functions registered";
 
 // ringcache's own: a server built without scripting (tests' shards without a registry).
 inline constexpr std::string_view kNotReady = "ERR scripting is not available";
+
+// SCRIPT KILL and FUNCTION KILL (busy-reply-threshold).
+inline constexpr std::string_view kNotBusy = "NOTBUSY No scripts in execution right now.";
+inline constexpr std::string_view kUnkillable =
+    "UNKILLABLE Sorry the script already executed write commands against the dataset. You can "
+    "either wait the script termination or kill the server in a hard way using the SHUTDOWN "
+    "NOSAVE command.";
+// The error a killed script ends with (a Lua error: the script's line is added).
+inline constexpr std::string_view kKilled = "ERR Script killed by user with SCRIPT KILL...";
 
 // ringcache's own: the rules for keys on a sharded server (docs/SCRIPTING.md).
 inline constexpr std::string_view kOtherShardKey =

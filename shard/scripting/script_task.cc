@@ -86,6 +86,7 @@ ScriptTask::ScriptTask(CoordCmd& cmd, LuaEngine& engine, const LuaEngine::Script
       called_(cmd.shards.size(), 0) {
   // KEYS and ARGV view the task's own copy of the arguments.
   const ArgList args = args_.view();
+  run_.command = args;
   run_.keys = args.subspan(3, run.keys.size());
   run_.argv = args.subspan(3 + run.keys.size());
   name_ = std::string(run.name);

@@ -118,6 +118,9 @@ struct Config {
   Tunable<int64_t> slowlog_max_len = 128;
   Tunable<int64_t> latency_monitor_threshold = 0;  // milliseconds; 0 = off
   Tunable<int64_t> latency_tracking = 1;           // per-command latency histograms
+  // Milliseconds a script runs before its thread turns busy: -BUSY to other commands,
+  // SCRIPT KILL possible (docs/SCRIPTING.md). 0: never. Redis's, alias lua-time-limit.
+  Tunable<int64_t> busy_reply_threshold = 5000;
   // INFO latencystats' percentiles; under config_mu like every string.
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.

@@ -237,6 +237,8 @@ std::vector<ConfigParam> MakeParams() {
                IntSetter(&Config::slowlog_log_slower_than, -1, INT64_MAX)});
   p.push_back({"slowlog-max-len", IntGetter(&Config::slowlog_max_len),
                IntSetter(&Config::slowlog_max_len, 0, INT64_MAX)});
+  p.push_back({"busy-reply-threshold", IntGetter(&Config::busy_reply_threshold),
+               IntSetter(&Config::busy_reply_threshold, 0, INT64_MAX), true, "lua-time-limit"});
   p.push_back({"latency-monitor-threshold", IntGetter(&Config::latency_monitor_threshold),
                IntSetter(&Config::latency_monitor_threshold, 0, INT64_MAX)});
   p.push_back({"latency-tracking",

@@ -217,8 +217,8 @@ class ShardHarness final : public Waker {
 
   // Runs `task` on thread `dest`, from the test thread.
   void Inject(uint32_t dest, Task task) {
-    std::vector<Task> batch;
-    batch.push_back(std::move(task));
+    std::vector<Message> batch;
+    batch.emplace_back(std::move(task));
     shards_.thread(dest).inbox().PushBatch(&batch);
     Wake(dest);
   }

@@ -281,8 +281,14 @@ void RegisterClusterCommands(CommandTable& t) {
            {.name = "shards", .arity = 2, .flags = kCmdStale, .on_coord = Shards},
            {.name = "nodes", .arity = 2, .flags = kCmdStale, .on_coord = Nodes},
            {.name = "keyslot", .arity = 3, .flags = kCmdStale, .on_coord = KeySlotCmd},
-           {.name = "countkeysinslot", .arity = 3, .flags = kCmdStale, .on_coord = CountKeysInSlot},
-           {.name = "getkeysinslot", .arity = 4, .flags = kCmdStale, .on_coord = GetKeysInSlot},
+           {.name = "countkeysinslot",
+            .arity = 3,
+            .flags = kCmdStale | kCmdAllThreads,
+            .on_coord = CountKeysInSlot},
+           {.name = "getkeysinslot",
+            .arity = 4,
+            .flags = kCmdStale | kCmdAllThreads,
+            .on_coord = GetKeysInSlot},
            {.name = "reload", .arity = 2, .flags = kCmdAdmin | kCmdStale, .on_coord = Reload},
        }});
   CommandTable::Family f = t.StartFamily("@connection");

@@ -139,19 +139,21 @@ void Reset(CoordCmd& cmd) {
 
 void RegisterLatencyCommands(CommandTable& t) {
   const uint32_t admin = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
-  t.StartFamily().Add(
-      {.name = "latency",
-       .arity = -2,
-       .flags = admin,
-       .subcommands = {
-           {.name = "latest", .arity = 2, .flags = admin, .on_coord = Latest},
-           {.name = "reset", .arity = -2, .flags = admin, .on_coord = Reset},
-           {.name = "histogram", .arity = -2, .flags = admin, .on_coord = Histogram},
-           {.name = "history", .arity = 3, .flags = admin, .on_coord = History},
-           {.name = "graph", .arity = 3, .flags = admin, .on_coord = Graph},
-           {.name = "doctor", .arity = 2, .flags = admin, .on_coord = Doctor},
-           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
-       }});
+  t.StartFamily().Add({.name = "latency",
+                       .arity = -2,
+                       .flags = admin,
+                       .subcommands = {
+                           {.name = "latest", .arity = 2, .flags = admin, .on_coord = Latest},
+                           {.name = "reset", .arity = -2, .flags = admin, .on_coord = Reset},
+                           {.name = "histogram",
+                            .arity = -2,
+                            .flags = admin | kCmdAllThreads,
+                            .on_coord = Histogram},
+                           {.name = "history", .arity = 3, .flags = admin, .on_coord = History},
+                           {.name = "graph", .arity = 3, .flags = admin, .on_coord = Graph},
+                           {.name = "doctor", .arity = 2, .flags = admin, .on_coord = Doctor},
+                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+                       }});
 }
 
 }  // namespace rc

@@ -146,21 +146,22 @@ void Help(CoordCmd& cmd) {
 }  // namespace
 
 void RegisterMemoryCommands(CommandTable& t) {
-  t.StartFamily().Add({.name = "memory",
-                       .arity = -2,
-                       .flags = kCmdReadOnly,
-                       .subcommands = {
-                           {.name = "usage",
-                            .arity = -3,
-                            .flags = kCmdReadOnly,
-                            .keys = {2, 2, 1},
-                            .on_shard = Usage},
-                           {.name = "stats", .arity = 2, .on_coord = Stats},
-                           {.name = "doctor", .arity = 2, .on_coord = Doctor},
-                           {.name = "malloc-stats", .arity = 2, .on_coord = MallocStats},
-                           {.name = "purge", .arity = 2, .on_coord = Purge},
-                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
-                       }});
+  t.StartFamily().Add(
+      {.name = "memory",
+       .arity = -2,
+       .flags = kCmdReadOnly,
+       .subcommands = {
+           {.name = "usage",
+            .arity = -3,
+            .flags = kCmdReadOnly,
+            .keys = {2, 2, 1},
+            .on_shard = Usage},
+           {.name = "stats", .arity = 2, .flags = kCmdAllThreads, .on_coord = Stats},
+           {.name = "doctor", .arity = 2, .on_coord = Doctor},
+           {.name = "malloc-stats", .arity = 2, .on_coord = MallocStats},
+           {.name = "purge", .arity = 2, .on_coord = Purge},
+           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+       }});
 }
 
 }  // namespace rc

@@ -219,17 +219,27 @@ void RegisterPubSubCommands(CommandTable& t) {
   f.Add({.name = "psubscribe", .arity = -2, .flags = kPs, .on_coord = PSubscribe});
   f.Add({.name = "unsubscribe", .arity = -1, .flags = kPs, .on_coord = Unsubscribe});
   f.Add({.name = "punsubscribe", .arity = -1, .flags = kPs, .on_coord = PUnsubscribe});
-  f.Add({.name = "publish",
-         .arity = 3,
-         .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate,
-         .on_coord = Publish});
+  f.Add(
+      {.name = "publish",
+       .arity = 3,
+       .flags = kCmdPubSub | kCmdLoading | kCmdStale | kCmdFast | kCmdMayReplicate | kCmdAllThreads,
+       .on_coord = Publish});
   f.Add({.name = "pubsub",
          .arity = -2,
          .flags = kIntrospect,
          .subcommands = {
-             {.name = "channels", .arity = -2, .flags = kIntrospect, .on_coord = Channels},
-             {.name = "numsub", .arity = -2, .flags = kIntrospect, .on_coord = NumSub},
-             {.name = "numpat", .arity = 2, .flags = kIntrospect, .on_coord = NumPat},
+             {.name = "channels",
+              .arity = -2,
+              .flags = kIntrospect | kCmdAllThreads,
+              .on_coord = Channels},
+             {.name = "numsub",
+              .arity = -2,
+              .flags = kIntrospect | kCmdAllThreads,
+              .on_coord = NumSub},
+             {.name = "numpat",
+              .arity = 2,
+              .flags = kIntrospect | kCmdAllThreads,
+              .on_coord = NumPat},
              {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
          }});
 }

@@ -13,6 +13,7 @@
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/scripting/script_watchdog.h"
 #include "shard/scripting/sha1.h"
 #include "shard/server/server_state.h"
 
@@ -110,7 +111,7 @@ void ScriptLoad(CoordCmd& cmd) {
   cmd.reply.Bulk(sha);
 }
 
-void ScriptKill(CoordCmd& cmd) { KillRunningScript(cmd, ScriptKind::kEval); }
+void ScriptKill(CoordCmd& cmd) { KillBusyScripts(cmd.shards, /*eval=*/true, cmd.reply); }
 
 void ScriptDebug(CoordCmd& cmd) {
   std::string_view mode = cmd.args[2];

@@ -2,12 +2,14 @@
 // runs (script_run.h); the libraries are server-wide (function_registry.h) and each
 // thread compiles the ones it calls (function_engine.h).
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/glob.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
+#include "shard/command/busy_refusal.h"
 #include "shard/command/command.h"
 #include "shard/families/scripting/script_run.h"
 #include "shard/runtime/shard_set.h"
@@ -16,7 +18,9 @@
 #include "shard/scripting/function_registry.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/scripting/script_watchdog.h"
 #include "shard/server/server_state.h"
+#include "timers/clock.h"
 
 namespace rc {
 
@@ -166,11 +170,30 @@ void FunctionStats(CoordCmd& cmd) {
       functions += lib->functions.size();
     }
   }
+  // Only a busy script runs while a command answers: one that has not reached
+  // busy-reply-threshold holds its thread until it ends.
+  std::optional<ScriptBusy::Running> running;
+  for (uint32_t t = 0; t < cmd.shards.size() && !running; ++t) {
+    const ScriptBusy& busy = cmd.shards.thread(t).script_busy();
+    if (!busy.busy()) continue;
+    // Redis refuses it while an EVAL script is busy.
+    if (!busy.function()) return cmd.reply.Error(BusyError(busy));
+    running = busy.running();
+  }
   cmd.reply.MapLen(2);
   cmd.reply.Bulk("running_script");
-  // A script runs as one step of its thread, so none is ever running while this thread
-  // answers; see KillRunningScript.
-  cmd.reply.NullBulk();
+  if (!running) {
+    cmd.reply.NullBulk();
+  } else {
+    cmd.reply.MapLen(3);
+    cmd.reply.Bulk("name");
+    cmd.reply.Bulk(running->name);
+    cmd.reply.Bulk("command");
+    cmd.reply.ArrayLen(running->command.size());
+    for (const std::string& a : running->command) cmd.reply.Bulk(a);
+    cmd.reply.Bulk("duration_ms");
+    cmd.reply.Integer((MonotonicNanos() - running->start_ns) / 1'000'000);
+  }
   cmd.reply.Bulk("engines");
   cmd.reply.MapLen(1);
   cmd.reply.Bulk("LUA");
@@ -234,7 +257,7 @@ void FunctionRestore(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void FunctionKill(CoordCmd& cmd) { KillRunningScript(cmd, ScriptKind::kFunction); }
+void FunctionKill(CoordCmd& cmd) { KillBusyScripts(cmd.shards, /*eval=*/false, cmd.reply); }
 
 void FunctionHelp(CoordCmd& cmd) {
   static const char* const kLines[] = {

@@ -31,11 +31,13 @@ bool PrepareRun(const Invocation& inv, ArgList args, bool resp3, ScriptRun* run,
     return false;
   }
   run->name = inv.name;
+  run->command = args;
   run->keys = args.subspan(3, inv.numkeys);
   run->argv = args.subspan(3 + inv.numkeys);
   run->read_only = inv.ro_command || (flags & kScriptNoWrites);
   run->caller_resp3 = resp3;
   run->flags = flags;
+  run->function = inv.engine->kind() == LuaEngine::Kind::kFunction;
   if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run->read_only &&
       OutOfMemory(scripts.shards(), inv.engine->thread().id(), server)) {
     // A script declaring its flags is refused whole; an old one only at its first write.
@@ -93,7 +95,5 @@ void RunScriptOnCoord(CoordCmd& cmd, FindScript find) {
   if (run.keys.empty()) return inv.engine->Run(inv.script, run, cmd.reply);
   ScriptTask::Launch(cmd, *inv.engine, inv.script, run);
 }
-
-void KillRunningScript(CoordCmd& cmd, ScriptKind kind) { cmd.reply.Error(script_err::kNotBusy); }
 
 }  // namespace rc

@@ -43,12 +43,4 @@ bool ParseNumKeys(ArgList args, std::string_view not_integer, size_t* numkeys, R
 void RunScriptOnShard(ShardCmd& cmd, FindScript find);
 void RunScriptOnCoord(CoordCmd& cmd, FindScript find);
 
-enum class ScriptKind : uint8_t { kEval, kFunction };
-
-// SCRIPT KILL (kEval) and FUNCTION KILL (kFunction), Redis's scriptKill. Nothing stops a
-// running script yet (busy-reply-threshold is not implemented): a script runs to its end
-// as one step of its thread, which no command can interrupt, so there is never a busy
-// one to kill and the answer is NOTBUSY. Killing scripts hooks in here.
-void KillRunningScript(CoordCmd& cmd, ScriptKind kind);
-
 }  // namespace rc

@@ -354,7 +354,7 @@ void Info(CoordCmd& cmd) {
 void RegisterInfoCommand(CommandTable& t) {
   t.StartFamily().Add({.name = "info",
                        .arity = -1,
-                       .flags = kCmdLoading | kCmdStale,
+                       .flags = kCmdLoading | kCmdStale | kCmdAllThreads,
                        .on_coord = Info,
                        .categories = {"@dangerous"}});
 }

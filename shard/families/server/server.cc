@@ -7,6 +7,7 @@
 #include "core/glob.h"
 #include "core/log.h"
 #include "core/strings.h"
+#include "shard/command/busy_refusal.h"
 #include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
@@ -152,18 +153,26 @@ void Time(CoordCmd& cmd) {
 }
 
 void Shutdown(CoordCmd& cmd) {
-  bool abort = false;
+  bool abort = false, nosave = false;
   for (size_t i = 1; i < cmd.args.size(); ++i) {
     std::string opt = ToLower(cmd.args[i]);
     if (opt == "abort") {
       abort = true;
-    } else if (opt != "nosave" && opt != "save" && opt != "now" && opt != "force") {
+    } else if (opt == "nosave") {
+      nosave = true;
+    } else if (opt != "save" && opt != "now" && opt != "force") {
       return cmd.reply.Error(err::kSyntax);
     }
   }
   if (abort) {
     if (cmd.args.size() != 2) return cmd.reply.Error(err::kSyntax);
     return cmd.reply.Error("ERR No shutdown in progress.");
+  }
+  // As Redis, only SHUTDOWN NOSAVE stops a server whose script is busy; the busy script
+  // then ends at its next check (shard/scripting/script_watchdog.h).
+  if (!nosave) {
+    if (const ScriptBusy* busy = FirstBusyThread(cmd.shards))
+      return cmd.reply.Error(BusyError(*busy));
   }
   // Like Redis, a successful SHUTDOWN answers nothing: the connection just closes.
   cmd.client.close_after_reply = true;
@@ -181,7 +190,10 @@ void RegisterServerCommands(CommandTable& t) {
          .subcommands = {
              {.name = "get", .arity = -3, .flags = kConfig, .on_coord = ConfigGet},
              {.name = "set", .arity = -4, .flags = kConfig, .on_coord = ConfigSet},
-             {.name = "resetstat", .arity = 2, .flags = kConfig, .on_coord = ConfigResetStat},
+             {.name = "resetstat",
+              .arity = 2,
+              .flags = kConfig | kCmdAllThreads,
+              .on_coord = ConfigResetStat},
              {.name = "rewrite", .arity = 2, .flags = kConfig, .on_coord = ConfigRewrite},
              // As Redis: CONFIG HELP is neither admin nor dangerous.
              {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ConfigHelp},

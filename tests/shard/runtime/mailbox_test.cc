@@ -18,18 +18,18 @@ TEST(Inbox, ManyProducersDeliverEveryTaskOnce) {
   for (int p = 0; p < kProducers; ++p) {
     producers.emplace_back([&] {
       started.fetch_add(1);
-      std::vector<Task> batch;
+      std::vector<Message> batch;
       for (int i = 0; i < kPerProducer; ++i) {
-        batch.push_back([&ran] { ++ran; });
+        batch.emplace_back([&ran] { ++ran; });
         if (batch.size() == 64) inbox.PushBatch(&batch);
       }
       inbox.PushBatch(&batch);
     });
   }
-  std::vector<Task> tasks;
+  std::vector<Message> tasks;
   while (ran < kProducers * kPerProducer) {
     inbox.Drain(&tasks);
-    for (auto& t : tasks) std::move(t)();
+    for (auto& t : tasks) std::move(t.task)();
   }
   for (auto& t : producers) t.join();
   inbox.Drain(&tasks);
@@ -40,11 +40,11 @@ TEST(Inbox, ManyProducersDeliverEveryTaskOnce) {
 TEST(Inbox, ProducerSeesSleeperAndMustWake) {
   Inbox inbox;
   ASSERT_TRUE(inbox.PrepareToSleep());
-  std::vector<Task> batch;
-  batch.push_back([] {});
+  std::vector<Message> batch;
+  batch.emplace_back([] {});
   EXPECT_TRUE(inbox.PushBatch(&batch));  // owner announced sleep: caller must wake it
   inbox.Awake();
-  batch.push_back([] {});
+  batch.emplace_back([] {});
   EXPECT_FALSE(inbox.PushBatch(&batch));  // owner awake: no wake needed
   // Work is waiting, so the owner must not go to sleep.
   EXPECT_FALSE(inbox.PrepareToSleep());

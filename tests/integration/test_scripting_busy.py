@@ -1,0 +1,300 @@
+"""Busy scripts (docs/SCRIPTING.md, "Busy scripts"): busy-reply-threshold (alias
+lua-time-limit), -BUSY, SCRIPT KILL, UNKILLABLE, SHUTDOWN NOSAVE, on 1, 2 and 3 threads
+with a 100 ms threshold. Every error text is compared with what redis-server 7.0 answers
+in the same scenario.
+
+Which thread a connection lives on is learnt from the feature itself, then checked:
+while shard s runs an endless script, PING answers -BUSY exactly on the connections of
+s's thread and PONG on the others, for every s. The connections are opened while the
+script is busy, so the busy thread's own turn accepts them.
+
+Run by ctest as `/usr/bin/python3 test_scripting_busy.py <path-to-ringcache>`.
+"""
+
+import time
+import unittest
+
+from redis.crc import key_slot
+
+import ringcache_server
+from differential_pair import Conn, RedisServer, parse
+from ringcache_server import Ringcache
+
+THRESHOLD = "100"
+LOOP = "while true do end"
+# Writes, then runs ~1.2 s: SCRIPT KILL answers UNKILLABLE, and it ends on its own.
+WRITE_THEN_LOOP = ("redis.call('set', KEYS[1], 'written') local t = redis.call('time') "
+                   "local s = t[1] * 1000000 + t[2] repeat t = redis.call('time') "
+                   "until t[1] * 1000000 + t[2] - s > 1200000 return 'done'")
+LOOP_OVER_KEYS = "local n = #KEYS while true do n = n + 1 end"
+
+
+def shard_of(key, threads):
+    """ShardSet's split of the 16384 slots into contiguous ranges (SplitSlots)."""
+    slot = key_slot(key.encode())
+    shard = 0
+    while shard + 1 < threads and slot >= (2 * (shard + 1) * 16384 + threads) // (2 * threads):
+        shard += 1
+    return shard
+
+
+def key_on(shard, threads, tag):
+    i = 0
+    while True:
+        k = "%s%d" % (tag, i)
+        if shard_of(k, threads) == shard:
+            return k
+        i += 1
+
+
+class Client(Conn):
+    def call(self, *args, limit=5.0):
+        self.send(args)
+        return self.reply(limit)
+
+    def reply(self, limit=5.0):
+        data = self.read_frames(1, limit)
+        if not data:
+            return None  # nothing within the limit, or the connection closed
+        return parse(data)[0]
+
+
+def ev(body, *keys):
+    return ("EVAL", body, str(len(keys))) + keys
+
+
+class RedisReference:
+    """What redis-server 7.0 answers in each scenario, gathered once."""
+
+    texts = None
+
+    @classmethod
+    def get(cls):
+        if cls.texts is None:
+            cls.texts = cls._gather()
+        return cls.texts
+
+    @staticmethod
+    def _gather():
+        server = RedisServer(["--busy-reply-threshold", THRESHOLD])
+        t = {}
+        try:
+            a, b = Client(server.port), Client(server.port)
+            t["config"] = (b.call("CONFIG", "GET", "lua-time-limit"),
+                           b.call("CONFIG", "GET", "busy-reply-threshold"),
+                           b.call("CONFIG", "SET", "lua-time-limit", "-1"))
+            t["notbusy"] = b.call("SCRIPT", "KILL")
+            a.send(ev(LOOP, "k"))
+            t["busy"] = b.call("GET", "k")
+            t["ping"] = b.call("PING")
+            t["multi"] = (b.call("MULTI"), b.call("GET", "k"), b.call("EXEC"))
+            t["shutdown"] = b.call("SHUTDOWN")
+            t["kill"] = b.call("SCRIPT", "KILL")
+            t["killed"] = a.reply()
+            a.send(ev(LOOP_OVER_KEYS, "k", "j"))
+            b.call("GET", "k")
+            b.call("SCRIPT", "KILL")
+            t["killed_keys"] = a.reply()
+            a.send(ev(WRITE_THEN_LOOP, "k"))
+            b.call("GET", "k")
+            t["unkillable"] = b.call("SCRIPT", "KILL")
+            t["done"] = a.reply()
+        finally:
+            server.stop()
+        return t
+
+
+class BusyScriptTest(unittest.TestCase):
+    THREADS = 1
+
+    def setUp(self):
+        self.redis = RedisReference.get()
+        n = self.THREADS
+        self.server = Ringcache(threads=n, extra=["--busy-reply-threshold", THRESHOLD])
+        self.keys = [key_on(s, n, "k") for s in range(n)]
+        setup = self.conn()
+        for k in self.keys:
+            setup.call("SET", k, "v-" + k)
+        # A caller per scenario; where it lives does not matter.
+        self.caller = self.conn()
+        self.on_thread = self.classify()
+
+    def tearDown(self):
+        if self.server.proc.poll() is None:
+            self.server.stop_ok()
+
+    def conn(self):
+        return Client(self.server.port)
+
+    def start_busy(self, body, *keys, caller=None):
+        """Sends the script and waits until its shard answers -BUSY; returns the caller.
+        The probe is a GET of its first key: sent while the script runs, it waits, and
+        gets -BUSY once the threshold has passed, from whichever thread it is on."""
+        caller = caller or self.caller
+        caller.send(ev(body, *keys))
+        probe = self.conn()
+        deadline = time.monotonic() + 5
+        # A GET that overtook the EVAL (another connection) gets the value: again.
+        while (got := probe.call("GET", keys[0])) != self.redis["busy"]:
+            self.assertIsNotNone(got)
+            self.assertLess(time.monotonic(), deadline, "shard of %s is not busy" % keys[0])
+            time.sleep(0.01)
+        return caller
+
+    def wait_busy(self, thread):
+        """Until `thread` answers -BUSY to its own connections (a PING read before the
+        script's EVAL still gets PONG)."""
+        deadline = time.monotonic() + 5
+        while self.on_thread[thread][0].call("PING") != self.redis["ping"]:
+            self.assertLess(time.monotonic(), deadline, "thread %d is not busy" % thread)
+            time.sleep(0.01)
+
+    def kill(self, via):
+        self.assertEqual(via.call("SCRIPT", "KILL"), b"+OK")
+
+    def classify(self):
+        """Connections by thread: PING is -BUSY exactly on the busy shard's thread."""
+        n = self.THREADS
+        conns = [self.conn() for _ in range(12 * n if n > 1 else 2)]
+        by_thread = {s: [] for s in range(n)}
+        for s in range(n):
+            self.start_busy(LOOP, self.keys[s])
+            for c in conns:
+                pong = c.call("PING")
+                self.assertIn(pong, (b"+PONG", self.redis["ping"]))
+                if pong != b"+PONG":
+                    by_thread[s].append(c)
+            self.kill(conns[0])
+            self.assertEqual(self.caller.reply(), self.redis["killed"])
+        self.assertEqual(sum(len(v) for v in by_thread.values()), len(conns))
+        for s in range(n):
+            self.assertGreaterEqual(len(by_thread[s]), 2, "connections on thread %d of %d" % (s, n))
+        return by_thread
+
+    def test_busy_thread_answers_busy_and_script_kill_from_it(self):
+        busy = self.on_thread[0][0]
+        self.assertEqual(busy.call("SCRIPT", "KILL"), self.redis["notbusy"])
+        self.start_busy(LOOP, self.keys[0])
+        self.assertEqual(busy.call("PING"), self.redis["ping"])
+        self.assertEqual(busy.call("GET", self.keys[0]), self.redis["busy"])
+        self.assertEqual((busy.call("MULTI"), busy.call("GET", self.keys[0]), busy.call("EXEC")),
+                         self.redis["multi"])
+        self.assertEqual(busy.call("SHUTDOWN"), self.redis["shutdown"])
+        self.assertEqual(busy.call("SCRIPT", "KILL"), self.redis["kill"])
+        self.assertEqual(self.caller.reply(), self.redis["killed"])
+        self.assertEqual(busy.call("GET", self.keys[0]), b"v-" + self.keys[0].encode())
+        self.assertEqual(busy.call("SCRIPT", "KILL"), self.redis["notbusy"])
+
+    def test_script_that_wrote_is_unkillable_and_ends(self):
+        via = self.on_thread[self.THREADS - 1][0]
+        key = self.keys[0]
+        self.start_busy(WRITE_THEN_LOOP, key)
+        self.assertEqual(via.call("SCRIPT", "KILL"), self.redis["unkillable"])
+        self.assertEqual(self.caller.reply(limit=10), self.redis["done"])
+        self.assertEqual(via.call("GET", key), b"written")
+
+    def test_config(self):
+        c = self.conn()
+        self.assertEqual((c.call("CONFIG", "GET", "lua-time-limit"),
+                          c.call("CONFIG", "GET", "busy-reply-threshold"),
+                          c.call("CONFIG", "SET", "lua-time-limit", "-1")), self.redis["config"])
+        # 0: never busy. The script runs to its end while the thread's clients wait.
+        self.assertEqual(c.call("CONFIG", "SET", "lua-time-limit", "0"), b"+OK")
+        same_thread = self.on_thread[0][0]
+        start = time.monotonic()
+        self.caller.send(ev("local t = redis.call('time') local s = t[1] * 1000000 + t[2] "
+                            "repeat t = redis.call('time') until t[1] * 1000000 + t[2] - s "
+                            "> 400000 return 1", self.keys[0]))
+        time.sleep(0.2)
+        self.assertEqual(same_thread.call("PING"), b"+PONG")
+        self.assertGreater(time.monotonic() - start, 0.35)
+        self.assertEqual(self.caller.reply(), b":1")
+
+    def test_shutdown_nosave_while_busy(self):
+        via = self.on_thread[0][0]
+        self.start_busy(LOOP, self.keys[0])
+        self.assertEqual(via.call("SHUTDOWN", "SAVE"), self.redis["shutdown"])
+        self.assertIsNone(via.call("SHUTDOWN", "NOSAVE"))  # closes without a reply
+        self.assertEqual(self.server.proc.wait(timeout=10), 0)
+
+
+class BusyScriptTwoThreads(BusyScriptTest):
+    THREADS = 2
+
+    def test_other_threads_serve_their_shards(self):
+        self.start_busy(LOOP, self.keys[0])
+        other = self.on_thread[1][0]
+        mine = self.keys[1]
+        self.assertEqual(other.call("PING"), b"+PONG")
+        self.assertEqual(other.call("GET", mine), b"v-" + mine.encode())
+        # Refused on this thread, without waiting for the busy one.
+        for cmd in (("GET", self.keys[0]), ("MGET", mine, self.keys[0]), ("INFO",),
+                    ("CLIENT", "LIST"), ("DBSIZE",), ("PUBLISH", "ch", "m"),
+                    ev("return 1", mine, self.keys[0])):
+            self.assertEqual(other.call(*cmd), self.redis["busy"], cmd)
+        self.assertEqual(other.call("MULTI"), b"+OK")
+        self.assertEqual(other.call("INCR", "n{%s}" % mine), b"+QUEUED")
+        self.assertEqual(other.call("EXEC"), [b":1"])
+        # At full speed: round trips and a pipeline on this thread's shard.
+        start = time.monotonic()
+        for i in range(300):
+            self.assertEqual(other.call("SET", mine, str(i)), b"+OK")
+        other.sock.sendall(b"".join(b"*2\r\n$3\r\nGET\r\n$%d\r\n%s\r\n" % (len(mine), mine.encode())
+                                    for _ in range(2000)))
+        got = other.read_at_least(2000 * len(b"$3\r\n299\r\n"), limit=10)
+        self.assertEqual(got, b"$3\r\n299\r\n" * 2000)
+        elapsed = time.monotonic() - start
+        self.assertLess(elapsed, 5, "300 round trips and 2000 pipelined GETs took %.2fs" % elapsed)
+        self.kill(other)
+        self.assertEqual(self.caller.reply(), self.redis["killed"])
+
+    def test_script_over_shards_is_killed_on_its_thread(self):
+        # Its KEYS span shards: it runs on its connection's thread, as a ScriptTask, whose
+        # keys stay locked meanwhile (a GET of one would wait, not answer -BUSY).
+        home = self.on_thread[1][-1]
+        home.send(ev(LOOP_OVER_KEYS, self.keys[0], self.keys[1]))
+        self.wait_busy(1)
+        self.assertEqual(self.on_thread[0][0].call("PING"), b"+PONG")
+        self.kill(self.on_thread[0][0])
+        self.assertEqual(home.reply(), self.redis["killed_keys"])
+        # Its locks were given back.
+        for s in range(self.THREADS):
+            self.assertEqual(self.on_thread[s][0].call("GET", self.keys[0]),
+                             b"v-" + self.keys[0].encode())
+
+    def test_script_waiting_on_a_busy_shard(self):
+        # A multi-shard script on thread 1 reaches shard 0 while shard 0's script runs:
+        # it waits there (thread 1 serves on), and completes once that one is killed.
+        a, b = self.keys[0], self.keys[1]
+        self.caller.send(ev(LOOP, a))
+        time.sleep(0.02)  # running, not busy yet: the dispatcher lets the next one go
+        waiter = self.on_thread[1][-1]
+        waiter.send(ev("return redis.call('incr', KEYS[1]) + redis.call('incr', KEYS[2])",
+                       "{%s}n" % b, "{%s}n" % a))
+        self.wait_busy(0)
+        self.assertEqual(self.on_thread[1][0].call("PING"), b"+PONG")
+        self.kill(self.on_thread[0][0])
+        self.assertEqual(self.caller.reply(), self.redis["killed"])
+        self.assertEqual(waiter.reply(), b":2")
+
+    def test_two_busy_threads(self):
+        first, second = self.conn(), self.on_thread[1][-1]
+        first.send(ev(LOOP, self.keys[0]))
+        self.wait_busy(0)
+        second.send(ev(LOOP, self.keys[1]))
+        self.wait_busy(1)
+        for s in range(self.THREADS):
+            want = self.redis["ping"] if s < 2 else b"+PONG"
+            self.assertEqual(self.on_thread[s][0].call("PING"), want)
+        self.kill(self.on_thread[self.THREADS - 1][0])
+        self.assertEqual(first.reply(), self.redis["killed"])
+        self.assertEqual(second.reply(), self.redis["killed"])
+        self.assertEqual(self.on_thread[0][0].call("SCRIPT", "KILL"), self.redis["notbusy"])
+
+
+class BusyScriptThreeThreads(BusyScriptTwoThreads):
+    THREADS = 3
+
+
+if __name__ == "__main__":
+    ringcache_server.main()
