@@ -27,6 +27,9 @@ WRITE_THEN_LOOP = ("redis.call('set', KEYS[1], 'written') local t = redis.call('
                    "local s = t[1] * 1000000 + t[2] repeat t = redis.call('time') "
                    "until t[1] * 1000000 + t[2] - s > 1200000 return 'done'")
 LOOP_OVER_KEYS = "local n = #KEYS while true do n = n + 1 end"
+# Catches what it can: a killed script must still end, and never reach its write.
+PCALL_LOOP = ("while true do pcall(function() local x = 0 for i = 1, 100000 do x = x + i end "
+              "end) end redis.call('set', KEYS[1], 'late')")
 
 
 def shard_of(key, threads):
@@ -95,6 +98,10 @@ class RedisReference:
             b.call("GET", "k")
             b.call("SCRIPT", "KILL")
             t["killed_keys"] = a.reply()
+            a.send(ev(PCALL_LOOP, "k"))
+            b.call("GET", "k")
+            b.call("SCRIPT", "KILL")
+            t["killed_pcall"] = a.reply()
             a.send(ev(WRITE_THEN_LOOP, "k"))
             b.call("GET", "k")
             t["unkillable"] = b.call("SCRIPT", "KILL")
@@ -185,6 +192,13 @@ class BusyScriptTest(unittest.TestCase):
         self.assertEqual(busy.call("GET", self.keys[0]), b"v-" + self.keys[0].encode())
         self.assertEqual(busy.call("SCRIPT", "KILL"), self.redis["notbusy"])
 
+    def test_pcall_cannot_keep_a_killed_script_alive(self):
+        key = self.keys[self.THREADS - 1]
+        self.start_busy(PCALL_LOOP, key)
+        self.kill(self.on_thread[0][0])
+        self.assertEqual(self.caller.reply(), self.redis["killed_pcall"])
+        self.assertEqual(self.on_thread[0][0].call("GET", key), b"v-" + key.encode())
+
     def test_script_that_wrote_is_unkillable_and_ends(self):
         via = self.on_thread[self.THREADS - 1][0]
         key = self.keys[0]
@@ -222,9 +236,17 @@ class BusyScriptTwoThreads(BusyScriptTest):
     THREADS = 2
 
     def test_other_threads_serve_their_shards(self):
-        self.start_busy(LOOP, self.keys[0])
-        other = self.on_thread[1][0]
+        other, watcher = self.on_thread[1][0], self.on_thread[1][1]
         mine = self.keys[1]
+        # Queued, or watched, before the shard turned busy: EXEC needs it, and answers as
+        # Redis's EXEC does then.
+        self.assertEqual((other.call("MULTI"), other.call("GET", self.keys[0])),
+                         (b"+OK", b"+QUEUED"))
+        self.assertEqual((watcher.call("WATCH", self.keys[0]), watcher.call("MULTI"),
+                          watcher.call("INCR", "n{%s}" % mine)), (b"+OK", b"+OK", b"+QUEUED"))
+        self.start_busy(LOOP, self.keys[0])
+        self.assertEqual(other.call("EXEC"), self.redis["multi"][2])
+        self.assertEqual(watcher.call("EXEC"), self.redis["multi"][2])
         self.assertEqual(other.call("PING"), b"+PONG")
         self.assertEqual(other.call("GET", mine), b"v-" + mine.encode())
         # Refused on this thread, without waiting for the busy one.
