@@ -86,27 +86,34 @@ class RedisReference:
         t = {}
         try:
             a, b = Client(server.port), Client(server.port)
+
+            def busy():
+                """The GET's reply once it is -BUSY (one sent before the EVAL is not)."""
+                while not (got := b.call("GET", "k")).startswith(b"-BUSY"):
+                    time.sleep(0.01)
+                return got
+
             t["config"] = (b.call("CONFIG", "GET", "lua-time-limit"),
                            b.call("CONFIG", "GET", "busy-reply-threshold"),
                            b.call("CONFIG", "SET", "lua-time-limit", "-1"))
             t["notbusy"] = b.call("SCRIPT", "KILL")
             a.send(ev(LOOP, "k"))
-            t["busy"] = b.call("GET", "k")
+            t["busy"] = busy()
             t["ping"] = b.call("PING")
             t["multi"] = (b.call("MULTI"), b.call("GET", "k"), b.call("EXEC"))
             t["shutdown"] = b.call("SHUTDOWN")
             t["kill"] = b.call("SCRIPT", "KILL")
             t["killed"] = a.reply()
             a.send(ev(LOOP_OVER_KEYS, "k", "j"))
-            b.call("GET", "k")
+            busy()
             b.call("SCRIPT", "KILL")
             t["killed_keys"] = a.reply()
             a.send(ev(PCALL_LOOP, "k"))
-            b.call("GET", "k")
+            busy()
             b.call("SCRIPT", "KILL")
             t["killed_pcall"] = a.reply()
             a.send(ev(WRITE_THEN_LOOP, "k"))
-            b.call("GET", "k")
+            busy()
             t["unkillable"] = b.call("SCRIPT", "KILL")
             t["done"] = a.reply()
         finally:
@@ -114,24 +121,29 @@ class RedisReference:
         return t
 
 
-class BusyScriptTest(unittest.TestCase):
+class BusyCase(unittest.TestCase):
+    """One server per class (THREADS threads, a 100 ms threshold)."""
+
     THREADS = 1
 
+    @classmethod
+    def setUpClass(cls):
+        cls.redis = RedisReference.get()
+        cls.server = Ringcache(threads=cls.THREADS, extra=["--busy-reply-threshold", THRESHOLD])
+        cls.keys = [key_on(s, cls.THREADS, "k") for s in range(cls.THREADS)]
+        cls.on_thread = None
+
+    @classmethod
+    def tearDownClass(cls):
+        if cls.server.proc.poll() is None:
+            cls.server.stop_ok()
+
     def setUp(self):
-        self.redis = RedisReference.get()
-        n = self.THREADS
-        self.server = Ringcache(threads=n, extra=["--busy-reply-threshold", THRESHOLD])
-        self.keys = [key_on(s, n, "k") for s in range(n)]
         setup = self.conn()
         for k in self.keys:
             setup.call("SET", k, "v-" + k)
         # A caller per scenario; where it lives does not matter.
         self.caller = self.conn()
-        self.on_thread = self.classify()
-
-    def tearDown(self):
-        if self.server.proc.poll() is None:
-            self.server.stop_ok()
 
     def conn(self):
         return Client(self.server.port)
@@ -181,6 +193,18 @@ class BusyScriptTest(unittest.TestCase):
             self.assertGreaterEqual(len(by_thread[s]), 2, "connections on thread %d of %d" % (s, n))
         return by_thread
 
+
+class BusyScriptTest(BusyCase):
+    def setUp(self):
+        super().setUp()
+        if type(self).on_thread is None:
+            type(self).on_thread = self.classify()
+
+    def tearDown(self):
+        # A failed scenario must not leave a script behind for the next one.
+        self.conn().call("SCRIPT", "KILL")
+        self.conn().call("CONFIG", "SET", "busy-reply-threshold", THRESHOLD)
+
     def test_busy_thread_answers_busy_and_script_kill_from_it(self):
         busy = self.on_thread[0][0]
         self.assertEqual(busy.call("SCRIPT", "KILL"), self.redis["notbusy"])
@@ -226,14 +250,6 @@ class BusyScriptTest(unittest.TestCase):
         self.assertEqual(same_thread.call("PING"), b"+PONG")
         self.assertGreater(time.monotonic() - start, 0.35)
         self.assertEqual(self.caller.reply(), b":1")
-
-    def test_shutdown_nosave_while_busy(self):
-        via = self.on_thread[0][0]
-        self.start_busy(LOOP, self.keys[0])
-        self.assertEqual(via.call("SHUTDOWN", "SAVE"), self.redis["shutdown"])
-        self.assertIsNone(via.call("SHUTDOWN", "NOSAVE"))  # closes without a reply
-        self.assertEqual(self.server.proc.wait(timeout=10), 0)
-
 
 class BusyScriptTwoThreads(BusyScriptTest):
     THREADS = 2
@@ -324,6 +340,25 @@ class BusyScriptTwoThreads(BusyScriptTest):
 
 
 class BusyScriptThreeThreads(BusyScriptTwoThreads):
+    THREADS = 3
+
+
+class ShutdownWhileBusy(BusyCase):
+    THREADS = 1
+
+    def test_shutdown_nosave_while_busy(self):
+        via = self.conn()
+        self.start_busy(LOOP, self.keys[-1])
+        self.assertEqual(via.call("SHUTDOWN", "SAVE"), self.redis["shutdown"])
+        self.assertIsNone(via.call("SHUTDOWN", "NOSAVE"))  # closes without a reply
+        self.assertEqual(self.server.proc.wait(timeout=10), 0)
+
+
+class ShutdownWhileBusyTwoThreads(ShutdownWhileBusy):
+    THREADS = 2
+
+
+class ShutdownWhileBusyThreeThreads(ShutdownWhileBusy):
     THREADS = 3
 
 
