@@ -42,7 +42,11 @@ void CheckHook(lua_State* L, lua_Debug*) {
   lua_error(L);
 }
 
+}  // namespace
+
 void InstallCheckHook(lua_State* L) { lua_sethook(L, CheckHook, LUA_MASKCOUNT, kCheckEvery); }
+
+namespace {
 
 // Redis's rand.c: drand48's generator, state X = 0x1234ABCD330E until seeded.
 struct Rand48 {

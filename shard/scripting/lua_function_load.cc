@@ -227,7 +227,7 @@ bool LuaEngine::LoadLibrary(std::string_view body, bool replay,
     load_deadline_ns_ = NowNs() + std::chrono::nanoseconds(kLoadTimeout).count();
     lua_sethook(L, LoadTimeoutHook, LUA_MASKCOUNT, kHookEvery);
     ok = lua_pcall(L, 0, 0, 0) == 0;
-    lua_sethook(L, nullptr, 0, 0);
+    InstallCheckHook(L);
     loading_ = nullptr;
     replaying_ = false;
     if (!ok) {

@@ -34,4 +34,8 @@ int NonexistentGlobal(lua_State* L);
 // The engine whose state `L` (or a coroutine of it) is, for hooks, which get no upvalues.
 LuaEngine* EngineOfState(lua_State* L);
 
+// Makes the state check its running script every 100000 instructions (busy-reply-threshold,
+// SCRIPT KILL; lua_engine.cc); coroutines made from it afterwards inherit the hook.
+void InstallCheckHook(lua_State* L);
+
 }  // namespace rc

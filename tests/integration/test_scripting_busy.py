@@ -33,6 +33,20 @@ LOOP_OVER_KEYS = "local n = #KEYS while true do n = n + 1 end"
 # Catches what it can: a killed script must still end, and never reach its write.
 PCALL_LOOP = ("while true do pcall(function() local x = 0 for i = 1, 100000 do x = x + i end "
               "end) end redis.call('set', KEYS[1], 'late')")
+# A function that never ends, for FUNCTION KILL and FUNCTION STATS.
+SPIN_LIBRARY = ("#!lua name=busylib\n"
+                "redis.register_function('spin', function(keys, args) while true do end end)")
+
+
+def stats_shape(reply):
+    """FUNCTION STATS with running_script's duration_ms replaced by whether it is past the
+    threshold (the one figure that differs between two runs)."""
+    if not isinstance(reply, list) or not isinstance(reply[1], list):
+        return reply
+    running = list(reply[1])
+    i = running.index(b"duration_ms") + 1
+    running[i] = int(running[i][1:]) >= int(THRESHOLD)
+    return [reply[0], running] + reply[2:]
 
 
 def shard_of(key, threads):
@@ -116,6 +130,21 @@ class RedisReference:
             busy()
             t["unkillable"] = b.call("SCRIPT", "KILL")
             t["done"] = a.reply()
+            b.call("FUNCTION", "LOAD", SPIN_LIBRARY)
+            a.send(("FCALL", "spin", "1", "k", "arg"))
+            t["busy_function"] = busy()
+            t["function_script_kill"] = b.call("SCRIPT", "KILL")
+            t["function_stats"] = stats_shape(b.call("FUNCTION", "STATS"))
+            t["function_kill"] = b.call("FUNCTION", "KILL")
+            t["killed_function"] = a.reply()
+            t["function_stats_idle"] = b.call("FUNCTION", "STATS")
+            t["function_kill_idle"] = b.call("FUNCTION", "KILL")
+            a.send(ev(LOOP, "k"))
+            busy()
+            t["eval_function_kill"] = b.call("FUNCTION", "KILL")
+            t["eval_function_stats"] = b.call("FUNCTION", "STATS")
+            b.call("SCRIPT", "KILL")
+            a.reply()
         finally:
             server.stop()
         return t
@@ -148,16 +177,17 @@ class BusyCase(unittest.TestCase):
     def conn(self):
         return Client(self.server.port)
 
-    def start_busy(self, body, *keys, caller=None):
-        """Sends the script and waits until its shard answers -BUSY; returns the caller.
-        The probe is a GET of its first key: sent while the script runs, it waits, and
-        gets -BUSY once the threshold has passed, from whichever thread it is on."""
+    def start_busy(self, body, *keys, caller=None, command=None, busy="busy"):
+        """Sends the script (or `command`) and waits until its shard answers -BUSY (the
+        reference's text `busy`); returns the caller. The probe is a GET of its first key:
+        sent while the script runs, it waits, and gets -BUSY once the threshold has passed,
+        from whichever thread it is on."""
         caller = caller or self.caller
-        caller.send(ev(body, *keys))
+        caller.send(command or ev(body, *keys))
         probe = self.conn()
         deadline = time.monotonic() + 5
         # A GET that overtook the EVAL (another connection) gets the value: again.
-        while (got := probe.call("GET", keys[0])) != self.redis["busy"]:
+        while (got := probe.call("GET", keys[0])) != self.redis[busy]:
             self.assertIsNotNone(got)
             self.assertLess(time.monotonic(), deadline, "shard of %s is not busy" % keys[0])
             time.sleep(0.01)
@@ -233,6 +263,28 @@ class BusyScriptTest(BusyCase):
         self.assertEqual(via.call("SCRIPT", "KILL"), self.redis["unkillable"])
         self.assertEqual(self.caller.reply(limit=10), self.redis["done"])
         self.assertEqual(via.call("GET", key), b"written")
+
+    def test_function_kill_and_stats(self):
+        key = self.keys[self.THREADS - 1]
+        via = self.on_thread[0][0]
+        self.assertEqual(via.call("FUNCTION", "LOAD", "REPLACE", SPIN_LIBRARY), b"busylib")
+        self.assertEqual(via.call("FUNCTION", "STATS"), self.redis["function_stats_idle"])
+        self.assertEqual(via.call("FUNCTION", "KILL"), self.redis["function_kill_idle"])
+        self.start_busy(None, key, command=("FCALL", "spin", "1", key, "arg"),
+                        busy="busy_function")
+        self.assertEqual(via.call("SCRIPT", "KILL"), self.redis["function_script_kill"])
+        want = self.redis["function_stats"]
+        want[1][want[1].index(b"command") + 1][3] = key.encode()
+        self.assertEqual(stats_shape(via.call("FUNCTION", "STATS")), want)
+        self.assertEqual(via.call("FUNCTION", "KILL"), self.redis["function_kill"])
+        self.assertEqual(self.caller.reply(), self.redis["killed_function"])
+        self.assertEqual(via.call("FUNCTION", "STATS"), self.redis["function_stats_idle"])
+        # While an EVAL script is busy: FUNCTION KILL and FUNCTION STATS answer its -BUSY.
+        self.start_busy(LOOP, key)
+        self.assertEqual(via.call("FUNCTION", "KILL"), self.redis["eval_function_kill"])
+        self.assertEqual(via.call("FUNCTION", "STATS"), self.redis["eval_function_stats"])
+        self.kill(via)
+        self.assertEqual(self.caller.reply(), self.redis["killed"])
 
     def test_config(self):
         c = self.conn()

@@ -37,7 +37,7 @@ bool PrepareRun(const Invocation& inv, ArgList args, bool resp3, ScriptRun* run,
   run->read_only = inv.ro_command || (flags & kScriptNoWrites);
   run->caller_resp3 = resp3;
   run->flags = flags;
-  run->function = inv.engine->kind() == LuaEngine::Kind::kFunction;
+  run->function = inv.engine->kind() == LuaEngine::Kind::kFunctions;
   if (server.config.maxmemory.get() > 0 && !(flags & kScriptAllowOom) && !run->read_only &&
       OutOfMemory(scripts.shards(), inv.engine->thread().id(), server)) {
     // A script declaring its flags is refused whole; an old one only at its first write.

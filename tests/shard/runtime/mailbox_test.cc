@@ -71,10 +71,10 @@ TEST(Outbox, AheadLaneReachesEveryInboxBeforeAnyOtherBatch) {
       waker);
   EXPECT_EQ(pushed, (std::vector<uint32_t>{2, 1, 1}));
   EXPECT_TRUE(outbox.empty());
-  std::vector<Task> tasks;
+  std::vector<Message> tasks;
   for (uint32_t dest : {1u, 2u}) {
     inboxes[dest].Drain(&tasks);
-    for (auto& t : tasks) std::move(t)();
+    for (auto& t : tasks) std::move(t.task)();
     tasks.clear();
   }
   EXPECT_EQ(log, (std::vector<std::string>{"events to 1", "reply to 1", "events to 2"}));

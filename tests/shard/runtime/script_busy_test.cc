@@ -1,7 +1,9 @@
 #include "shard/runtime/script_busy.h"
 
 #include <atomic>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -14,7 +16,7 @@ TEST(ScriptBusy, KillsOnlyABusyScriptThatHasNotWritten) {
   std::atomic<int> busy_threads{0};
   ScriptBusy busy(busy_threads);
   EXPECT_EQ(busy.Kill(/*eval=*/true), KillResult::kNotBusy);
-  busy.Enter(/*wrote=*/false, /*function=*/false);
+  busy.Enter(/*wrote=*/false, /*function=*/false, {});
   EXPECT_TRUE(busy.busy());
   EXPECT_EQ(busy_threads.load(), 1);
   EXPECT_EQ(busy.Kill(/*eval=*/false), KillResult::kOtherKind);  // FUNCTION KILL
@@ -31,14 +33,20 @@ TEST(ScriptBusy, KillsOnlyABusyScriptThatHasNotWritten) {
 TEST(ScriptBusy, AWriteMakesItUnkillable) {
   std::atomic<int> busy_threads{0};
   ScriptBusy busy(busy_threads);
-  busy.Enter(/*wrote=*/false, /*function=*/true);
+  busy.Enter(/*wrote=*/false, /*function=*/true, {"f", {"FCALL", "f", "0"}, 42});
   EXPECT_TRUE(busy.function());
+  // What FUNCTION STATS shows, until the run ends.
+  ASSERT_TRUE(busy.running().has_value());
+  EXPECT_EQ(busy.running()->name, "f");
+  EXPECT_EQ(busy.running()->command, (std::vector<std::string>{"FCALL", "f", "0"}));
+  EXPECT_EQ(busy.running()->start_ns, 42);
   EXPECT_TRUE(busy.Write());
   EXPECT_EQ(busy.Kill(/*eval=*/false), KillResult::kWrote);
   // Redis answers UNKILLABLE before it looks at the kind.
   EXPECT_EQ(busy.Kill(/*eval=*/true), KillResult::kWrote);
   busy.Leave();
-  busy.Enter(/*wrote=*/true, /*function=*/false);
+  EXPECT_FALSE(busy.running().has_value());
+  busy.Enter(/*wrote=*/true, /*function=*/false, {});
   EXPECT_EQ(busy.Kill(/*eval=*/true), KillResult::kWrote);
   busy.Leave();
 }
@@ -49,7 +57,7 @@ TEST(ScriptBusy, KillAndWriteRaceHasOneWinner) {
   std::atomic<int> busy_threads{0};
   for (int round = 0; round < 2000; ++round) {
     ScriptBusy busy(busy_threads);
-    busy.Enter(false, false);
+    busy.Enter(false, false, {});
     std::atomic<bool> go{false};
     KillResult killed = KillResult::kNotBusy;
     std::thread killer([&] {
