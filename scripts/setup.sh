@@ -11,6 +11,7 @@ PACKAGES=(
   libluajit-5.1-dev liblua5.1-0-dev lua-cjson-dev lua-bitop-dev  # scripting (docs/SCRIPTING.md)
   python3-limits  # a library that ships Lua scripts, run by tests/integration/test_scripting_clients.py
   clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)
+  ccache  # CMakeLists.txt compiles through it when present
 )
 
 # Packages that count as present when their command is: NodeSource's nodejs bundles npm
