@@ -70,15 +70,24 @@ void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
   }
 }
 
-void RunCalledOnShard(ShardThread& thread, const ServerState& server, const CommandSpec& spec,
+void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpec& spec,
                       ArgList args, int resp, std::string* out) {
   const size_t from = out->size();
   ReplyBuilder rb(out, resp == 3);
   ShardCmd cmd{thread.shard(), args, rb, server};
   const uint64_t start = CycleClock::Now();
   spec.on_shard(cmd);
-  CountCommand(thread.command_stats(), spec.stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
-               *out, from, server.config.latency_tracking.get() != 0);
+  const uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+  CountCommand(thread.command_stats(), spec.stat_id, ns, *out, from,
+               server.config.latency_tracking.get() != 0);
+  const int64_t threshold_us = server.config.slowlog_log_slower_than;
+  if (threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us && !(spec.flags & kCmdSkipSlowlog)) {
+    // Redis's script client has no connection: its peer id is "?:0".
+    static const std::string kScriptAddr = "?:0";
+    server.introspect.slowlog.Add(args, ns / 1000, server.clock->NowUnixMillis() / 1000,
+                                  kScriptAddr, std::string(),
+                                  size_t(server.config.slowlog_max_len.get()));
+  }
 }
 
 CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_suspend,

@@ -31,8 +31,9 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
                       std::string* out);
 
 // On `thread`, which owns every key `args` names: runs the command as a script's call
-// (`resp` is the script's protocol) and counts it there. Appends the reply to `out`.
-void RunCalledOnShard(ShardThread& thread, const ServerState& server, const CommandSpec& spec,
+// (`resp` is the script's protocol) and counts it there, and in the slow log as Redis logs
+// a script's commands (client `?:0`). Appends the reply to `out`.
+void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpec& spec,
                       ArgList args, int resp, std::string* out);
 
 // MONITOR's line for a command a script ran (as Redis shows it: "[0 lua]"), on the

@@ -8,7 +8,7 @@ Run by ctest as `/usr/bin/python3 test_scripting_differential.py <path-to-ringca
 """
 
 import ringcache_server
-from differential_pair import ServersTestCase, StepChecks, per_thread_count
+from differential_pair import ServersTestCase, StepChecks, parse, per_thread_count
 
 
 def ev(body, *keys_and_args, keys=None):
@@ -345,6 +345,25 @@ class ScriptingBase(StepChecks, ServersTestCase):
             ("EVAL",),
             ("EXEC",),
         ])
+
+    def test_slow_log_lists_the_commands_a_script_calls(self):
+        """Redis logs a script's commands before the script itself, as client ?:0."""
+        self.same(self.p.step("CONFIG", "SET", "slowlog-log-slower-than", "0"))
+        self.same(self.p.step("SLOWLOG", "RESET"))
+        try:
+            self.same(self.p.step(*ev("redis.call('set', KEYS[1], '1') "
+                                      "return redis.call('get', KEYS[1])", "{s}k")))
+        finally:
+            self.same(self.p.step("CONFIG", "SET", "slowlog-log-slower-than", "10000"))
+        want, got = self.p.step("SLOWLOG", "GET", "10")
+
+        def shape(data):
+            # id, time and duration differ; so does a real client's address.
+            return [(e[3], e[4] if e[4] == b"?:0" else b"client", e[5])
+                    for e in parse(data)[0]]
+
+        self.assertEqual(shape(got), shape(want))
+        self.assertEqual(len(shape(want)), 4)
 
 
 per_thread_count(ScriptingBase, "Scripting", globals())
