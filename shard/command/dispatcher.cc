@@ -170,10 +170,7 @@ void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint64_t n
 }
 
 void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const {
-  if (!SlowEnough(ns)) return;
-  server_.introspect.slowlog.Add(args, ns / 1000, server_.clock->NowUnixMillis() / 1000,
-                                 client.addr, client.name,
-                                 size_t(server_.config.slowlog_max_len.get()));
+  server_.LogIfSlow(args, ns, client.addr, client.name);
 }
 
 void FeedMonitors(ShardThread& self, ShardSet& shards, const ServerState& server,

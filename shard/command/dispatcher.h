@@ -147,10 +147,7 @@ class Dispatcher {
   // Counts one run of `spec` on `thread`, the thread it ran on; its reply is out[from...].
   void Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns, const std::string& out,
               size_t from) const;
-  bool SlowEnough(uint64_t ns) const {
-    int64_t threshold_us = server_.config.slowlog_log_slower_than;
-    return threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us;
-  }
+  bool SlowEnough(uint64_t ns) const { return server_.SlowEnough(ns); }
   void MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const;
   // Refuses a request before it runs: a transaction being queued is doomed, the refusal
   // counts as rejected (a known row's, `stat_id` >= 0) and in errorstats.

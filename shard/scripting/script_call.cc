@@ -80,13 +80,10 @@ void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpe
   const uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
   CountCommand(thread.command_stats(), spec.stat_id, ns, *out, from,
                server.config.latency_tracking.get() != 0);
-  const int64_t threshold_us = server.config.slowlog_log_slower_than;
-  if (threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us && !(spec.flags & kCmdSkipSlowlog)) {
+  if (!(spec.flags & kCmdSkipSlowlog)) {
     // Redis's script client has no connection: its peer id is "?:0".
     static const std::string kScriptAddr = "?:0";
-    server.introspect.slowlog.Add(args, ns / 1000, server.clock->NowUnixMillis() / 1000,
-                                  kScriptAddr, std::string(),
-                                  size_t(server.config.slowlog_max_len.get()));
+    server.LogIfSlow(args, ns, kScriptAddr, std::string());
   }
 }
 

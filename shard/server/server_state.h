@@ -59,6 +59,18 @@ struct ServerState {
   // Installed by the network layer: wakes every reactor so it notices shutdown. Any thread.
   std::function<void()> wake_all;
 
+  // slowlog-log-slower-than: whether a command that ran `ns` belongs in SLOWLOG.
+  bool SlowEnough(uint64_t ns) const {
+    const int64_t threshold_us = config.slowlog_log_slower_than;
+    return threshold_us >= 0 && int64_t(ns / 1000) >= threshold_us;
+  }
+  // Any thread: SLOWLOG gets `args` of client `addr` / `name` when it ran SlowEnough.
+  void LogIfSlow(ArgList args, uint64_t ns, const std::string& addr, const std::string& name) {
+    if (!SlowEnough(ns)) return;
+    introspect.slowlog.Add(args, ns / 1000, clock->NowUnixMillis() / 1000, addr, name,
+                           size_t(config.slowlog_max_len.get()));
+  }
+
   void RequestShutdown() {
     shutdown_requested.store(true);
     if (wake_all) wake_all();
