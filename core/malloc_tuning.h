@@ -1,6 +1,7 @@
 #pragma once
-// glibc malloc settings the server runs with (main.cc); benchmarks that measure the
-// keyspace's allocation behaviour call it too, so they see what the server sees.
+// The allocator settings the server runs with (main.cc), in the linked back end
+// (core/malloc/); benchmarks that measure the keyspace's allocation behaviour call it too,
+// so they see what the server sees.
 
 namespace rc {
 

@@ -12,6 +12,7 @@ PACKAGES=(
   python3-limits  # a library that ships Lua scripts, run by tests/integration/test_scripting_clients.py
   clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)
   ccache  # CMakeLists.txt compiles through it when present
+  libjemalloc-dev libmimalloc-dev  # RINGCACHE_MALLOC=jemalloc|mimalloc builds (docs/EVICTION.md)
 )
 
 # Packages that count as present when their command is: NodeSource's nodejs bundles npm

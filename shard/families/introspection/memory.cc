@@ -3,11 +3,6 @@
 // gathering per-shard sizes by fan-out. Bytes are what the allocator holds (malloc_usable_size),
 // not estimates.
 
-#include <malloc.h>
-
-#include <cstdio>
-#include <cstdlib>
-
 #include "core/entry.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
@@ -103,23 +98,12 @@ void Doctor(CoordCmd& cmd) {
       "occurs on this base.");
 }
 
-// glibc's own report (malloc_info's XML): Redis prints jemalloc's here, or declines for
-// other allocators.
-void MallocStats(CoordCmd& cmd) {
-  char* buf = nullptr;
-  size_t len = 0;
-  FILE* f = open_memstream(&buf, &len);
-  if (f == nullptr) return cmd.reply.Verbatim("Stats not supported for the current allocator");
-  malloc_info(0, f);
-  std::fclose(f);
-  cmd.reply.Verbatim(std::string_view(buf, len));
-  std::free(buf);
-}
+// The allocator's own report (glibc: malloc_info's XML; Redis prints jemalloc's).
+void MallocStats(CoordCmd& cmd) { cmd.reply.Verbatim(MallocStatsText()); }
 
-// Hands free heap pages back to the kernel in every arena, as jemalloc's purge does for
-// Redis. Locks each arena in turn: other threads' mallocs wait at most for one arena.
+// Hands free pages back to the kernel in every arena, as jemalloc's purge does for Redis.
 void Purge(CoordCmd& cmd) {
-  malloc_trim(0);
+  MallocPurge();
   cmd.reply.Ok();
 }
 

@@ -148,6 +148,21 @@ void ScriptingMemory(const ServerState& s, std::string* out) {
             "\r\n", "used_memory_scripts_human:", HumanBytes(scripts), "\r\n");
 }
 
+// Redis's allocator_* fields, where the allocator tells them cheaply (not glibc).
+void AllocatorMemory(uint64_t rss, std::string* out) {
+  const AllocatorFigures a = MallocFigures();
+  if (!a.known) return;
+  auto ratio = [](int64_t x, int64_t y) { return absl::StrFormat("%.2f", y ? double(x) / y : 0.0); };
+  StrAppend(out, "allocator_allocated:", a.allocated, "\r\n", "allocator_active:", a.active,
+            "\r\n", "allocator_resident:", a.resident, "\r\n",
+            "allocator_frag_ratio:", ratio(a.active, a.allocated), "\r\n",
+            "allocator_frag_bytes:", a.active - a.allocated, "\r\n",
+            "allocator_rss_ratio:", ratio(a.resident, a.active), "\r\n",
+            "allocator_rss_bytes:", a.resident - a.active, "\r\n",
+            "rss_overhead_ratio:", ratio(int64_t(rss), a.resident), "\r\n",
+            "rss_overhead_bytes:", int64_t(rss) - a.resident, "\r\n");
+}
+
 void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
   uint64_t used = UsedMemory();
   uint64_t peak = peak_memory.load();
@@ -160,12 +175,15 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
             "used_memory_human:", HumanBytes(used), "\r\n", "used_memory_rss:", rss, "\r\n",
             "used_memory_rss_human:", HumanBytes(rss), "\r\n", "used_memory_peak:", peak, "\r\n",
             "used_memory_peak_human:", HumanBytes(peak), "\r\n",
-            "used_memory_dataset:", t.dataset_bytes, "\r\n", "mem_fragmentation_ratio:",
+            "used_memory_dataset:", t.dataset_bytes, "\r\n",
+            "mem_counted_for_evict:", used + uint64_t(MallocHeaderBytes()), "\r\n",
+            "mem_fragmentation_ratio:",
             absl::StrFormat("%.2f", used ? double(rss) / double(used) : 0.0), "\r\n");
+  AllocatorMemory(rss, out);
   ScriptingMemory(s, out);
   StrAppend(out, "maxmemory:", maxmemory, "\r\n", "maxmemory_human:", HumanBytes(maxmemory), "\r\n",
             "maxmemory_policy:", PolicyName(s.config.maxmemory_policy), "\r\n",
-            "mem_allocator:libc\r\n", "lazyfree_pending_objects:", LazyfreePending(s), "\r\n",
+            "mem_allocator:", MallocName(), "\r\n", "lazyfree_pending_objects:", LazyfreePending(s), "\r\n",
             "\r\n");
 }
 

@@ -1,0 +1,135 @@
+// glibc's malloc, counted: wrappers around __libc_malloc and the rest
+// (core/malloc_counter.h). RINGCACHE_MALLOC=glibc.
+
+#include <malloc.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+
+#include "core/malloc/thread_counter.h"
+#include "core/malloc_counter.h"
+#include "core/malloc_tuning.h"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define RC_SANITIZER_MALLOC 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define RC_SANITIZER_MALLOC 1
+#endif
+
+namespace rc {
+
+void TuneMalloc() {
+  // glibc parks freed small chunks in fastbins and coalesces them all at once the next
+  // time a large block is freed: after a million keys expire that is a 10 ms stall in
+  // one loop turn. Without fastbins, frees coalesce as they happen (tcache still serves
+  // the hot path). Measured in docs/TTL.md.
+  mallopt(M_MXFAST, 0);
+  // Blocks from 128 KiB up (bucket arrays, big values) always get their own mapping and
+  // go back to the kernel when freed. glibc otherwise raises the threshold to the largest
+  // block freed so far: the next bucket arrays of a growing table then land in each
+  // thread's heap, where calloc must zero them at once and, freed, they leave holes
+  // between entries (1M keys loaded through one connection cost 83–95 B/key with two
+  // threads against 74 with one; 75 with this). docs/PERFORMANCE.md.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
+const char* MallocName() { return "libc"; }
+
+// mallinfo2 would tell, but walks every free chunk (above).
+AllocatorFigures MallocFigures() { return {}; }
+
+std::string MallocStatsText() {
+  char* buf = nullptr;
+  size_t len = 0;
+  FILE* f = open_memstream(&buf, &len);
+  if (f == nullptr) return "Stats not supported for the current allocator";
+  malloc_info(0, f);
+  std::fclose(f);
+  std::string text(buf, len);
+  std::free(buf);
+  return text;
+}
+
+// Locks each arena in turn: other threads' mallocs wait at most for one arena.
+void MallocPurge() { malloc_trim(0); }
+
+}  // namespace rc
+
+#if !defined(RC_SANITIZER_MALLOC) && defined(__GLIBC__)
+
+extern "C" {
+void* __libc_malloc(size_t size);
+void __libc_free(void* p);
+void* __libc_calloc(size_t n, size_t size);
+void* __libc_realloc(void* p, size_t size);
+void* __libc_memalign(size_t alignment, size_t size);
+}
+
+namespace rc {
+namespace {
+
+inline void* Counted(void* p) {
+  if (p != nullptr) malloc_count::Count(int64_t(malloc_usable_size(p)), 1);
+  return p;
+}
+
+}  // namespace
+
+bool MallocCounted() { return true; }
+int64_t MallocCountedBytes() { return malloc_count::Sum(); }
+// A chunk is its usable bytes and one size word (mmapped ones two, and those are few).
+int64_t MallocHeaderBytes() {
+  return int64_t(sizeof(size_t)) * malloc_count::Sum(&malloc_count::Slot::blocks);
+}
+
+}  // namespace rc
+
+extern "C" {
+
+void* malloc(size_t size) { return rc::Counted(__libc_malloc(size)); }
+
+void free(void* p) {
+  if (p == nullptr) return;
+  rc::malloc_count::Count(-int64_t(malloc_usable_size(p)), -1);
+  __libc_free(p);
+}
+
+void* calloc(size_t n, size_t size) { return rc::Counted(__libc_calloc(n, size)); }
+
+void* realloc(void* p, size_t size) {
+  const int64_t before = p != nullptr ? int64_t(malloc_usable_size(p)) : 0;
+  void* q = __libc_realloc(p, size);
+  // glibc frees `p` for a size of 0 and answers null; a failed realloc keeps `p`.
+  if (q != nullptr) {
+    rc::malloc_count::Count(int64_t(malloc_usable_size(q)) - before, p == nullptr ? 1 : 0);
+  } else if (size == 0 && p != nullptr) {
+    rc::malloc_count::Count(-before, -1);
+  }
+  return q;
+}
+
+void* memalign(size_t alignment, size_t size) {
+  return rc::Counted(__libc_memalign(alignment, size));
+}
+
+}  // extern "C"
+
+#include "core/malloc/derived_forms.h"
+
+#else
+
+namespace rc {
+
+bool MallocCounted() { return false; }
+int64_t MallocCountedBytes() { return 0; }
+int64_t MallocHeaderBytes() { return 0; }
+
+}  // namespace rc
+
+#endif
