@@ -23,7 +23,7 @@ measure() {  # pid: waits for the server, loads, prints bytes per key, stops it
   redis-cli -p "$port" --pipe < "$data" >/dev/null
   sleep 0.5
   after=$(rss "$1")
-  echo $(( (after - before) / 1000000 ))
+  awk -v b="$before" -v a="$after" 'BEGIN { printf "%.1f", (a - b) / 1000000 }'
   kill "$1"
   wait "$1" 2>/dev/null || true
 }

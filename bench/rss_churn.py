@@ -13,7 +13,8 @@ key universe, Zipf 0.99) until it has evicted --fills times the keys it holds, t
              (malloc_info: free chunks in every arena, resident unless trimmed); mimalloc
              has no such figure: anon - used less the same difference when idle;
   other      anon - used - free: thread stacks, io_uring rings, buffers outside malloc;
-  purged     VmRSS after MEMORY PURGE (malloc_trim / jemalloc purge / mi_collect).
+  purged     VmRSS after MEMORY PURGE (malloc_trim / jemalloc purge / mi_collect), and
+             purge_ms the time that call took (the client's round trip).
 Ratios are to maxmemory. SERVER is NAME=PATH[:ENV=VALUE,...], e.g.
   ringcache=build/ringcache  jemalloc=build/bench/ringcache-jemalloc
   glibc-arena1=build/ringcache:MALLOC_ARENA_MAX=1  redis=redis-server
@@ -112,13 +113,16 @@ def run(args, name, spec, maxmemory, values):
             free = glibc_free(c)
         else:  # mimalloc: no figure of its own; what anon grew by beyond the data
             free = st["RssAnon"] - used - idle_other
+        t0 = time.perf_counter()
         c.cmd("MEMORY", "PURGE")
+        purge_ms = (time.perf_counter() - t0) * 1000
         time.sleep(0.2)
         purged = proc_status(server.proc.pid)["VmRSS"]
         return {
             "keys": c.cmd("DBSIZE"), "used": used, "rss": st["VmRSS"],
             "max": max(samples + [st["VmRSS"]]), "file": st["RssFile"], "anon": st["RssAnon"],
             "free": free, "other": st["RssAnon"] - used - free, "purged": purged,
+            "purge_ms": purge_ms,
             "hit": load["hits"] / max(1, load["gets"]), "rps": load["rps"],
         }
     finally:
@@ -142,7 +146,7 @@ def main():
               f"requests {args.requests}", flush=True)
     cols = ("keys", "hit", "used", "rss", "max", "file", "anon", "free", "other", "purged")
     print("maxmemory\tvalues\tround\tserver\t" + "\t".join(cols) + "\trss/mm\tmax/mm\tanon/mm"
-          "\tfree/used\trps", flush=True)
+          "\tfree/used\tpurge_ms\trps", flush=True)
     mb = 2**20
     for mm_text in args.maxmemory.split(","):
         mm = parse_bytes(mm_text)
@@ -155,7 +159,8 @@ def main():
                         f"{x[k] / mb:.1f}" for k in cols[2:]]
                     print(f"{mm_text}\t{values}\t{r + 1}\t{name}\t" + "\t".join(cells) +
                           f"\t{x['rss'] / mm:.3f}\t{x['max'] / mm:.3f}\t{x['anon'] / mm:.3f}"
-                          f"\t{x['free'] / max(1, x['used']):.3f}\t{x['rps']:.0f}", flush=True)
+                          f"\t{x['free'] / max(1, x['used']):.3f}\t{x['purge_ms']:.1f}\t{x['rps']:.0f}",
+                          flush=True)
 
 
 if __name__ == "__main__":

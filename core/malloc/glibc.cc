@@ -37,6 +37,13 @@ void TuneMalloc() {
   // between entries (1M keys loaded through one connection cost 83–95 B/key with two
   // threads against 74 with one; 75 with this). docs/PERFORMANCE.md.
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+  // One arena for every thread. With one per thread, blocks that one thread allocates and
+  // another frees (a hop's batch, a reply, a value handed to the lazyfree pool) leave
+  // holes that only the first thread's later mallocs can fill: at 64 MB of churned mixed
+  // values, 4–9 MiB of free chunks sat resident in the arenas against 0.6–3 MiB with one
+  // (docs/EVICTION.md, "RSS under churn"). Each thread's tcache still serves the hot
+  // sizes without the arena's lock. A user's MALLOC_ARENA_MAX wins.
+  if (std::getenv("MALLOC_ARENA_MAX") == nullptr) mallopt(M_ARENA_MAX, 1);
 }
 
 const char* MallocName() { return "libc"; }

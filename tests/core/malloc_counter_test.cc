@@ -3,6 +3,7 @@
 #include <malloc.h>
 
 #include <cstdlib>
+#include <string_view>
 #include <thread>
 
 #include "gtest/gtest.h"
@@ -63,6 +64,22 @@ TEST_F(MallocCounterTest, NewAndDeleteGoThroughMalloc) {
   const int64_t after = MallocCountedBytes();
   EXPECT_GE(with - base, 200000);
   EXPECT_EQ(after, base);
+}
+
+// The memory limit counts glibc's chunk headers (memory_limit.cc): 8 bytes a live block,
+// whatever its size; size-class allocators count none.
+TEST_F(MallocCounterTest, HeaderBytesFollowLiveBlocks) {
+  const int64_t per_block = std::string_view(MallocName()) == "libc" ? 8 : 0;
+  const int64_t base = MallocHeaderBytes();
+  void* blocks[10];
+  for (void*& b : blocks) b = std::malloc(40);
+  void* big = std::malloc(1 << 20);
+  EXPECT_EQ(MallocHeaderBytes() - base, 11 * per_block);
+  big = std::realloc(big, 2 << 20);  // the same block, moved
+  EXPECT_EQ(MallocHeaderBytes() - base, 11 * per_block);
+  for (void* b : blocks) std::free(b);
+  std::free(big);
+  EXPECT_EQ(MallocHeaderBytes(), base);
 }
 
 }  // namespace

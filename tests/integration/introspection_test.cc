@@ -95,6 +95,8 @@ TEST_P(IntrospectionTest, CommandStatsCountEveryThread) {
   }
   EXPECT_EQ(info["mem_allocator"], "libc");
   EXPECT_GT(std::stoll(info["used_memory"]), 0);
+  // What maxmemory is compared with: used_memory and glibc's chunk headers.
+  EXPECT_GE(std::stoll(info["mem_counted_for_evict"]), std::stoll(info["used_memory"]));
   // CONFIG RESETSTAT clears every thread's counters.
   ASSERT_EQ(rcc_->Cmd({"CONFIG", "RESETSTAT"}), "+OK");
   info = InfoFields(*rcc_);
