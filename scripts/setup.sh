@@ -12,6 +12,7 @@ PACKAGES=(
   python3-limits  # a library that ships Lua scripts, run by tests/integration/test_scripting_clients.py
   clang libclang-rt-dev  # libFuzzer targets (tests/fuzz/run.sh)
   ccache  # CMakeLists.txt compiles through it when present
+  golang-go golang-github-mna-redisc-dev  # a Go cluster client, run by tests/integration/test_cluster.py
   libjemalloc-dev libmimalloc-dev  # RINGCACHE_MALLOC=jemalloc|mimalloc builds (docs/EVICTION.md)
 )
 

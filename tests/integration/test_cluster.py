@@ -3,8 +3,9 @@
 Run by ctest as `/usr/bin/python3 test_cluster.py <path-to-ringcache>`.
 
 - OneProcessTest: one ringcache with 3 threads and cluster-enabled yes: each thread is a
-  node on its own port. redis-py's RedisCluster, redis-cli -c and redis-benchmark
-  --cluster find the nodes from the main port and reach each key's thread directly.
+  node on its own port. redis-py's RedisCluster, ioredis, redisc (Go), redis-cli -c and
+  redis-benchmark --cluster find the nodes from the main port and reach each key's
+  thread directly.
 - ThreeProcessesTest: three ringcache processes (2 threads each) sharing one static JSON
   slot map; a reload swaps the map in without a restart.
 - DisabledTest: without cluster-enabled, CLUSTER and READONLY answer as a redis-server
@@ -16,6 +17,7 @@ made with redis-cli --cluster create on loopback.
 
 import json
 import os
+import shutil
 import socket
 import subprocess
 import tempfile
@@ -28,6 +30,7 @@ import ringcache_server
 from ringcache_server import Ringcache, free_port, main
 
 RANGES = [(0, 5460), (5461, 10922), (10923, 16383)]  # redis-cli's split of 3 masters
+REDISC = "/usr/share/gocode/src/github.com/mna/redisc"  # Debian's golang-github-mna-redisc-dev
 
 
 def crc16(data):
@@ -258,6 +261,20 @@ class ClusterChecks:
         self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
         self.assertIn("# fail 0", out.stdout)
         self.assertNotIn("# pass 0", out.stdout)
+
+    def test_go_redisc_cluster_client(self):
+        if shutil.which("go") is None or not os.path.isdir(REDISC):
+            self.skipTest("go or redisc is not installed (scripts/setup.sh installs both)")
+        here = os.path.dirname(os.path.abspath(__file__))
+        # Go's build cache beside the build, so that a rerun does not compile again.
+        cache = os.path.join(os.path.dirname(ringcache_server.BINARY), "go-cache")
+        out = subprocess.run(["go", "run", os.path.join(here, "go", "redisc_cluster.go"),
+                              str(self.seed)],
+                             capture_output=True, text=True, timeout=300,
+                             env=dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off",
+                                      GOCACHE=cache))
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertEqual(out.stdout.strip(), "ok")
 
     def test_redis_benchmark_cluster(self):
         out = subprocess.run(["redis-benchmark", "--cluster", "-p", str(self.seed), "-t",
