@@ -46,6 +46,11 @@ Server::Server(const Config& config) : table_(BuildCommandTable()) {
 Server::~Server() {
   RequestShutdown();
   Wait();
+  // Out of LISTEN before the rings go: the kernel tears a ring down after close, and its
+  // pending accepts hold the listeners that long (up to ~100 ms seen), during which the
+  // port refused a restarted server and a connection to it waited on a dead backlog.
+  for (int fd : listen_fds_) ::shutdown(fd, SHUT_RDWR);
+  for (int fd : node_listen_fds_) ::shutdown(fd, SHUT_RDWR);
   {
     // The signal thread may still be waking the reactors: let it finish, and let no later
     // call start, before their wake fds close (a reused fd number would get the write).
@@ -57,7 +62,7 @@ Server::~Server() {
   for (int fd : node_listen_fds_) ::close(fd);
 }
 
-int Server::BindListener(int port, bool reuse_port, int* bound_port, std::string* error) {
+int Server::BindListener(int port, BindMode mode, int* bound_port, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -74,14 +79,19 @@ int Server::BindListener(int port, bool reuse_port, int* bound_port, std::string
   int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-  if (reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
-  if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, state_.config.tcp_backlog) < 0) {
+  if (mode == BindMode::kListenShared) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
+  if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
+      (mode != BindMode::kProbe && listen(fd, state_.config.tcp_backlog) < 0)) {
     *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
     ::close(fd);
     freeaddrinfo(res);
     return -1;
   }
   freeaddrinfo(res);
+  if (mode == BindMode::kProbe) {
+    ::close(fd);
+    return 0;
+  }
   sockaddr_storage ss{};
   socklen_t len = sizeof(ss);
   getsockname(fd, reinterpret_cast<sockaddr*>(&ss), &len);
@@ -92,10 +102,16 @@ int Server::BindListener(int port, bool reuse_port, int* bound_port, std::string
 
 bool Server::Listen(int count, std::string* error) {
   int port = state_.config.port;
+  // SO_REUSEPORT would let this process join the listeners of another one on the port
+  // (a second ringcache started by mistake): each would get part of the clients and its
+  // own copy of the keys. A socket bound without it fails while anyone listens, as Redis
+  // fails to start on a taken port.
+  int unused;
+  if (port > 0 && BindListener(port, BindMode::kProbe, &unused, error) < 0) return false;
   for (int i = 0; i < count; ++i) {
     // One listener per thread on the same port: the kernel spreads connections. With an
     // ephemeral port, the other threads' listeners join the one the kernel chose.
-    int fd = BindListener(port, /*reuse_port=*/true, &port, error);
+    int fd = BindListener(port, BindMode::kListenShared, &port, error);
     if (fd < 0) return false;
     listen_fds_.push_back(fd);
   }
@@ -116,7 +132,7 @@ bool Server::ListenNodes(int count, std::string* error) {
       *error = StrCat("cluster node port of thread ", i, " would be ", port, ", above 65535");
       return false;
     }
-    int fd = BindListener(port, /*reuse_port=*/false, &port, error);
+    int fd = BindListener(port, BindMode::kListen, &port, error);
     if (fd < 0) return false;
     node_listen_fds_.push_back(fd);
     ports.push_back(port);

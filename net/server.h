@@ -44,10 +44,16 @@ class Server {
   ServerState& state() { return state_; }
 
  private:
-  // A listening socket on `port` (0: ephemeral) of the bind address; -1 and *error on
-  // failure. *bound_port gets the port it listens on.
-  int BindListener(int port, bool reuse_port, int* bound_port, std::string* error);
-  // One listener per thread on the main port (SO_REUSEPORT).
+  enum class BindMode {
+    kListen,        // a listening socket of its own
+    kListenShared,  // one of a SO_REUSEPORT group: the kernel spreads connections
+    kProbe,         // bind only, then close: fails while anyone listens on the port
+  };
+  // A socket on `port` (0: ephemeral) of the bind address; -1 and *error on failure.
+  // *bound_port gets the port it is bound to. kProbe returns 0 on success.
+  int BindListener(int port, BindMode mode, int* bound_port, std::string* error);
+  // One listener per thread on the main port (SO_REUSEPORT), once no other process
+  // listens there.
   bool Listen(int count, std::string* error);
   // cluster-enabled without a map file: one more listener per thread, its cluster node
   // port (docs/CLUSTER.md), and the map of those nodes.
