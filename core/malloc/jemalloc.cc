@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <string>
 
 #include "core/malloc/thread_counter.h"
 #include "core/malloc_counter.h"
@@ -55,7 +56,19 @@ void TuneMalloc() {}
 bool MallocCounted() { return true; }
 int64_t MallocCountedBytes() { return malloc_count::Sum(); }
 int64_t MallocHeaderBytes() { return 0; }  // size classes, no header
-const char* MallocName() { return "jemalloc-5.3.0"; }
+// The library's own version ("5.3.0-0-g54eaed1..."), not the headers': Debian may upgrade it.
+const char* MallocName() {
+  static const std::string name = [] {
+    const char* version = nullptr;
+    size_t len = sizeof(version);
+    if (mallctl("version", &version, &len, nullptr, 0) != 0 || version == nullptr) {
+      return std::string("jemalloc");
+    }
+    const std::string v(version);
+    return "jemalloc-" + v.substr(0, v.find('-'));
+  }();
+  return name.c_str();
+}
 
 AllocatorFigures MallocFigures() {
   uint64_t epoch = 1;

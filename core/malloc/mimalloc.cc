@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "core/malloc/thread_counter.h"
 #include "core/malloc_counter.h"
@@ -26,7 +27,15 @@ void TuneMalloc() {}
 bool MallocCounted() { return true; }
 int64_t MallocCountedBytes() { return malloc_count::Sum(); }
 int64_t MallocHeaderBytes() { return 0; }  // size classes, no header
-const char* MallocName() { return "mimalloc-2.0.9"; }
+// The library's own version (mi_version: major * 100 + minor * 10 + patch, 209 = 2.0.9).
+const char* MallocName() {
+  static const std::string name = [] {
+    const int v = mi_version();
+    return "mimalloc-" + std::to_string(v / 100) + "." + std::to_string(v / 10 % 10) + "." +
+           std::to_string(v % 10);
+  }();
+  return name.c_str();
+}
 
 // mi_process_info's commit counts reserved segments never touched; it has no figure for
 // the resident part.

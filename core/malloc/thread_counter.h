@@ -40,7 +40,9 @@ inline void Add(std::atomic<int64_t>& c, int64_t delta, bool shared) {
 
 inline void Count(int64_t bytes) {
   bool shared;
-  Add(MySlot(&shared).bytes, bytes, shared);
+  // Apart: in one call's arguments `shared` could be read before MySlot sets it.
+  Slot& slot = MySlot(&shared);
+  Add(slot.bytes, bytes, shared);
 }
 
 inline void Count(int64_t bytes, int64_t blocks) {
