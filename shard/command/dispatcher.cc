@@ -122,6 +122,7 @@ std::string Dispatcher::ClusterRedirect(Request& req) const {
   }
   if (slot < 0) return {};
   if (map->ServesHere(uint16_t(slot), req.client.cluster_port)) {
+    req.slot = slot;
     if (multi != nullptr && !(spec.flags & kCmdNotQueued)) {
       if (multi->slot >= 0 && multi->slot != slot) multi->cross_slot = true;
       multi->slot = slot;
@@ -312,7 +313,11 @@ void Dispatcher::Execute(Request& req) const {
   // a blocking command's coordinator is what blocks (its on_shard form is EXEC's).
   if (spec.on_shard != nullptr && !(spec.flags & kCmdBlocking)) {
     req.keys = spec.KeysFor(req.args);
-    req.owner = OwnerOf(shards_, req.args, req.keys);
+    if (req.slot >= 0) {
+      req.owner = req.keys.empty() ? kNoShard : shards_.ShardOfSlot(uint16_t(req.slot));
+    } else {
+      req.owner = OwnerOf(shards_, req.args, req.keys);
+    }
     if (spec.prepare != nullptr && req.owner != kNoShard) spec.prepare(req.self, server_, req.args);
   }
   if (req.owner == kNoShard) {

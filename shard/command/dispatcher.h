@@ -97,6 +97,9 @@ class Dispatcher {
     // shard that owns them all (kNoShard: on_coord runs here).
     KeySpan keys = {};
     uint32_t owner = kNoShard;
+    // The one slot of every key, when a cluster node's check computed it (ClusterRedirect):
+    // Execute then takes the owner from it rather than hashing the keys again.
+    int slot = -1;
   };
 
   // A request sent to its keys' shard, with its own copy of the arguments.
