@@ -124,7 +124,14 @@ void Advance(ShardThread& here, AcqPtr acq, size_t gi) {
     return;
   }
   if (here.id() == acq->home) return AllLocked(std::move(acq), kNone);
-  here.Post(acq->home, [acq]() mutable { AllLocked(std::move(acq), kNone); });
+  // The last lock is in, so every key is held: this shard's step runs here rather than
+  // one more round trip later.
+  size_t stepped = kNone;
+  if (acq->step) {
+    acq->Step(here.shard(), gi);
+    stepped = gi;
+  }
+  here.Post(acq->home, [acq, stepped]() mutable { AllLocked(std::move(acq), stepped); });
 }
 
 // On the thread of shard target(gi): lock now, or wait in that shard's queue. Waiting
@@ -140,14 +147,21 @@ void OrderedLock(AcqPtr acq, size_t gi) {
   });
 }
 
-void StartOrdered(AcqPtr acq) {
-  const uint32_t first = acq->target(0);
-  if (first == acq->home) return OrderedLock(std::move(acq), 0);
-  acq->shards->thread(acq->home).Post(first, [acq]() mutable { OrderedLock(std::move(acq), 0); });
+// The connection's thread: takes the locks of groups `from`, `from` + 1, ... in order,
+// those before `from` being held already.
+void StartOrdered(AcqPtr acq, size_t from = 0) {
+  const uint32_t first = acq->target(from);
+  if (first == acq->home) return OrderedLock(std::move(acq), from);
+  acq->shards->thread(acq->home).Post(first, [acq, from]() mutable {
+    OrderedLock(std::move(acq), from);
+  });
 }
 
 // The connection's thread: a try-lock has answered. Once all have: every lock is held, or
-// those taken are given back and the locks are taken again in order, waiting.
+// the locks are taken in order from the first refused group on, waiting. The groups
+// before it stay held (all below the one waited for, as ordered locking requires); those
+// after it are given back first, since waiting while holding a higher shard could close
+// a cycle.
 void Tried(AcqPtr acq, size_t gi, bool locked, size_t stepped) {
   if (locked) {
     acq->held[gi] = 1;
@@ -157,7 +171,9 @@ void Tried(AcqPtr acq, size_t gi, bool locked, size_t stepped) {
   if (--acq->tries_pending > 0) return;
   if (!acq->refused) return AllLocked(std::move(acq), stepped);
   ShardThread& self = acq->shards->thread(acq->home);
-  for (size_t g = 0; g < acq->groups(); ++g) {
+  const size_t first_refused =
+      size_t(std::find(acq->held.begin(), acq->held.end(), 0) - acq->held.begin());
+  for (size_t g = first_refused + 1; g < acq->groups(); ++g) {
     if (!acq->held[g]) continue;
     acq->held[g] = 0;
     const uint32_t target = acq->target(g);
@@ -170,7 +186,7 @@ void Tried(AcqPtr acq, size_t gi, bool locked, size_t stepped) {
     }
   }
   acq->refused = false;
-  StartOrdered(std::move(acq));
+  StartOrdered(std::move(acq), first_refused);
 }
 
 // The uncontended case in one parallel hop: every shard is asked at once to lock its keys
