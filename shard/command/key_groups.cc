@@ -6,6 +6,9 @@
 
 namespace rc {
 
+// See the inline capacities: make_shared adds a 16-byte control block.
+static_assert(sizeof(KeyGroups) + 16 <= 1032, "KeyGroups outgrew glibc's thread cache");
+
 KeyGroups::KeyGroups(const ShardSet& set, ArgList args, size_t first, size_t width)
     : width_(width) {
   const size_t n = args.size() < first ? 0 : (args.size() - first) / width;

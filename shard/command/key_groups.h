@@ -49,12 +49,14 @@ class KeyGroups {
  private:
   std::vector<uint32_t> shards_;
   size_t width_ = 1;
-  // Inline capacities fit a typical MGET/MSET/DEL of up to 16 keys over a few shards, so
-  // grouping allocates only the arguments' bytes.
+  // Inline capacities fit a typical MGET/DEL of up to 16 keys or MSET of 10 pairs over a
+  // few shards, so grouping allocates only the arguments' bytes. The whole object stays
+  // under glibc's largest thread-cached size (1032 bytes): above it, every MSET's
+  // allocation would take the arena's lock, which all threads share.
   absl::InlinedVector<uint32_t, 5> begin_;   // group gi's items: [begin_[gi], begin_[gi + 1])
   absl::InlinedVector<uint32_t, 16> items_;  // by group, then argument order
   absl::InlinedVector<uint64_t, 16> hashes_;
-  absl::InlinedVector<std::string_view, 32> views_;  // into bytes_
+  absl::InlinedVector<std::string_view, 20> views_;  // into bytes_
   absl::InlinedVector<char, 256> bytes_;
 };
 
