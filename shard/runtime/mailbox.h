@@ -11,11 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "absl/functional/any_invocable.h"
+#include "shard/runtime/task.h"
 
 namespace rc {
-
-using Task = absl::AnyInvocable<void() &&>;
 
 // A task on its way to another thread. `while_busy`: it may run while that thread's
 // script is busy (ShardThread::RunInboxWhileBusy), as hop batches, which then answer
