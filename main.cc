@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
       return 0;
     }
   }
+  rc::ExecWithMallocTunables(argv);
   rc::TuneMalloc();
 
   rc::Config config;

@@ -8,4 +8,10 @@ namespace rc {
 // Call once at start-up, before any thread exists.
 void TuneMalloc();
 
+// Call first in main(): settings the allocator reads only from the environment when the
+// process starts. The glibc back end re-executes the binary once with them set (its
+// tunables cannot be changed later); it returns only when there is nothing to do or the
+// exec failed, and the server then runs untuned.
+void ExecWithMallocTunables(char** argv);
+
 }  // namespace rc

@@ -52,6 +52,7 @@ int64_t Stat(const char* name) {
 }  // namespace
 
 void TuneMalloc() {}
+void ExecWithMallocTunables(char**) {}
 
 bool MallocCounted() { return true; }
 int64_t MallocCountedBytes() { return malloc_count::Sum(); }

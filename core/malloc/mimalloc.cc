@@ -23,6 +23,7 @@ inline void* Counted(void* p) {
 }  // namespace
 
 void TuneMalloc() {}
+void ExecWithMallocTunables(char**) {}
 
 bool MallocCounted() { return true; }
 int64_t MallocCountedBytes() { return malloc_count::Sum(); }
