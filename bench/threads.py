@@ -27,6 +27,7 @@ at -P --pipeline, -c --clients, -d 32, -r 100000 (keys spread over every shard).
 import argparse
 import json
 import os
+import socket
 import statistics
 import subprocess
 import sys
@@ -34,6 +35,23 @@ import tempfile
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
 from vs_redis import cli, cpu_seconds, free_port, wait_ping  # noqa: E402
+
+
+def free_port_block(n):
+    """A port p with p .. p + n - 1 all free: a cluster-mode server also listens on p + 1
+    onwards (cluster-port-base 0), and fails to start when one of them is taken."""
+    for _ in range(100):
+        p = free_port()
+        if p + n > 65536:
+            continue
+        try:
+            for q in range(p + 1, p + n):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", q))
+            return p
+        except OSError:
+            continue
+    raise RuntimeError("no block of free ports")
 
 
 def run_point(args, threads, server_cpus, client_cpus):
@@ -115,7 +133,7 @@ def start_servers(args, kind, tmp):
                  for p in ports]
         return procs, ports[0], True
     threads, client = kind.split("-")[1], kind.split("-")[2]
-    port = free_port()
+    port = free_port_block(int(threads) + 1)
     argv = [args.ringcache, "--port", str(port), "--threads", threads]
     if client == "cluster":
         argv += ["--cluster-enabled", "yes"]
