@@ -3,15 +3,23 @@
 // a key; the table hashes once and compares bytes along a chain of ~1 entry.
 //
 // Not thread-safe by design: exactly one shard thread owns each table.
+//
+// Keys per slot (cluster mode). After CountSlots() the table keeps a SlotCounts exact in
+// Insert and Detach (Replace keeps the key, Clear zeroes them), the only ways an entry is
+// linked or unlinked: every command, expiry, eviction and flush reaches the keyspace
+// through them (Shard::Link, Unlink, Flush), on the shard's own thread. Without it the
+// cost is one null check per insert and detach.
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <utility>
 
 #include "absl/hash/hash.h"
 #include "core/entry.h"
 #include "core/intrusive_table.h"
+#include "core/slot_counts.h"
 
 namespace rc {
 
@@ -32,8 +40,18 @@ class EntryTable {
   EntryTable(const EntryTable&) = delete;
   EntryTable& operator=(const EntryTable&) = delete;
   // Moving leaves `o` empty (FLUSHALL ASYNC hands a whole table to the lazyfree pool).
+  // The slot counts stay with `o`, zeroed: they describe the table the shard keeps, and
+  // the pool thread that destroys the moved entries must not touch them.
   EntryTable(EntryTable&& o) noexcept
-      : table_(std::move(o.table_)), entry_bytes_(std::exchange(o.entry_bytes_, 0)) {}
+      : table_(std::move(o.table_)), entry_bytes_(std::exchange(o.entry_bytes_, 0)) {
+    if (o.slot_counts_ != nullptr) o.slot_counts_->Clear();
+  }
+
+  // From now on keeps the keys per slot (counting those present). Cluster mode only: the
+  // counts cost 64 KiB and a KeySlot per insert and detach.
+  void CountSlots();
+  // nullptr unless CountSlots() was called.
+  const SlotCounts* slot_counts() const { return slot_counts_.get(); }
 
   Entry* Find(std::string_view key) { return table_.Find(HashKey(key), KeyEq{key}); }
   // Hints for a batch of lookups (IntrusiveTable::PrefetchBucket): `hashes` are HashKey's.
@@ -52,8 +70,10 @@ class EntryTable {
 
   size_t size() const { return table_.size(); }
   size_t BucketCount() const { return table_.BucketCount(); }
-  // Allocator bytes held by entries plus bucket arrays.
-  size_t MemoryBytes() const { return entry_bytes_ + table_.BucketBytes(); }
+  // Allocator bytes held by entries, bucket arrays and the slot counts.
+  size_t MemoryBytes() const {
+    return entry_bytes_ + table_.BucketBytes() + (slot_counts_ ? sizeof(SlotCounts) : 0);
+  }
 
   template <typename Fn>
   uint64_t Scan(uint64_t cursor, Fn&& fn) {
@@ -78,8 +98,14 @@ class EntryTable {
   void ForEach(Fn&& fn) const {
     table_.ForEach([&](const Entry* e) { fn(e); });
   }
+  // ForEach until fn(const Entry*) returns false.
+  template <typename Fn>
+  void ForEachWhile(Fn&& fn) const {
+    table_.ForEachWhile([&](const Entry* e) { return fn(e); });
+  }
   bool RehashStep(size_t max_nodes) { return table_.RehashStep(max_nodes); }
-  void Verify() const { table_.Verify(); }
+  // The table's invariants, and the slot counts against the entries (O(n) KeySlots).
+  void Verify() const;
 
  private:
   struct KeyEq {
@@ -89,6 +115,7 @@ class EntryTable {
 
   Table table_;
   size_t entry_bytes_ = 0;
+  std::unique_ptr<SlotCounts> slot_counts_;
 };
 
 }  // namespace rc

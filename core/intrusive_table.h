@@ -172,7 +172,15 @@ class IntrusiveTable {
 
   // fn(Node*) on every node; fn must not insert or detach.
   template <typename Fn>
-  void ForEach(Fn&& fn) const;
+  void ForEach(Fn&& fn) const {
+    ForEachWhile([&fn](Node* n) {
+      fn(n);
+      return true;
+    });
+  }
+  // ForEach that stops as soon as fn(Node*) returns false.
+  template <typename Fn>
+  void ForEachWhile(Fn&& fn) const;
 
   // Aborts with a message naming the first broken invariant. O(n) plus a hash per node.
   void Verify() const;
@@ -371,12 +379,12 @@ void IntrusiveTable<Node, Traits>::Clear(Fn&& fn) {
 
 template <typename Node, typename Traits>
 template <typename Fn>
-void IntrusiveTable<Node, Traits>::ForEach(Fn&& fn) const {
+void IntrusiveTable<Node, Traits>::ForEachWhile(Fn&& fn) const {
   for (const Array* a : {&old_, &cur_}) {
     for (size_t i = 0; i < a->Buckets(); ++i) {
       for (Node* n = a->slots[i]; n;) {
         Node* next = Traits::Next(n);
-        fn(n);
+        if (!fn(n)) return;
         n = next;
       }
     }

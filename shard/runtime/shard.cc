@@ -15,6 +15,13 @@ namespace {
 constexpr size_t kIdleRehashWork = 1024;
 }  // namespace
 
+Shard::Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server)
+    : id_(id), thread_stats_(thread_stats), server_(server) {
+  // cluster-enabled is fixed at start (CONFIG SET refuses it), so the counts are kept
+  // from the first key on or never.
+  if (server != nullptr && server->config.cluster_enabled) table_.CountSlots();
+}
+
 int64_t Shard::NowMs() const { return server_->clock->NowUnixMillis(); }
 
 Shard::~Shard() {

@@ -73,8 +73,8 @@ class ValueUpdate;
 
 class Shard {
  public:
-  Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server)
-      : id_(id), thread_stats_(thread_stats), server_(server) {}
+  // In cluster mode the table keeps its keys per slot (core/slot_counts.h).
+  Shard(uint32_t id, ThreadStats* thread_stats, const ServerState* server);
   ~Shard();
   Shard(const Shard&) = delete;
   Shard& operator=(const Shard&) = delete;
@@ -154,6 +154,12 @@ class Shard {
   void StoreNotify(std::string_view key, Value v, int64_t type_class, std::string_view event);
 
   EntryTable& table() { return table_; }
+  // The keys of `slot` in the table, those past their deadline but not yet reclaimed
+  // included (as Redis counts them). Cluster mode only: the table counts them then.
+  uint32_t KeysInSlot(uint16_t slot) const {
+    RC_DCHECK_OWNER(thread_check_);
+    return (*table_.slot_counts())[slot];
+  }
   size_t size() const { return table_.size(); }
   // Allocator bytes of entries, buckets, values, the TTL heap and eviction's structures.
   size_t MemoryBytes() const {

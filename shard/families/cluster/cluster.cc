@@ -185,8 +185,11 @@ void KeySlotCmd(CoordCmd& cmd) {
   cmd.reply.Integer(KeySlot(cmd.args[2]));
 }
 
-// The keys of `slot` this connection's node holds, at most `limit` (all with -1 for a
-// count): found by walking the owning shard's table, as there is no per-slot index yet.
+// The count of `slot`'s keys this connection's node holds and up to `limit` of their
+// names, from the owning shard: the count is the shard's (O(1)); the names come from a
+// walk of its table that stops once it has `limit` of them or all the slot holds, so
+// only a slot's last keys cost a walk of the whole shard (docs/CLUSTER.md, "Keys per
+// slot"). Expired keys not yet reclaimed are in both, as in Redis.
 template <typename Reply>
 void KeysInSlot(CoordCmd& cmd, uint16_t slot, int64_t limit, Reply reply) {
   const uint32_t shard = cmd.shards.ShardOfSlot(slot);
@@ -203,11 +206,13 @@ void KeysInSlot(CoordCmd& cmd, uint16_t slot, int64_t limit, Reply reply) {
       cmd.self, cmd.shards, {shard},
       [slot, limit](Shard& s, size_t) {
         Found f;
-        const int64_t now = s.NowMs();
-        s.table().ForEach([&](const Entry* e) {
-          if (s.IsExpired(e, now) || KeySlot(e->key()) != slot) return;
-          ++f.count;
-          if (limit < 0 || int64_t(f.keys.size()) < limit) f.keys.emplace_back(e->key());
+        f.count = s.KeysInSlot(slot);
+        const size_t want = size_t(std::min(limit, f.count));
+        if (want == 0) return f;
+        f.keys.reserve(want);
+        s.table().ForEachWhile([&](const Entry* e) {
+          if (KeySlot(e->key()) == slot) f.keys.emplace_back(e->key());
+          return f.keys.size() < want;
         });
         return f;
       },
@@ -235,6 +240,7 @@ void GetKeysInSlot(CoordCmd& cmd) {
   if (slot < 0 || slot >= kNumKeySlots || count < 0) {
     return cmd.reply.Error("ERR Invalid slot or number of keys");
   }
+  if (count == 0) return cmd.reply.ArrayLen(0);
   KeysInSlot(cmd, uint16_t(slot), count,
              [](ReplyBuilder& rb, int64_t, const std::vector<std::string>& keys) {
                rb.ArrayLen(keys.size());
