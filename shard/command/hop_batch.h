@@ -61,12 +61,19 @@ class HopBatch {
   void Add(const HopRequest& request, ArgList args);
   // The arguments of `r`, as views into this batch (valid until Clear).
   ArgList Args(const HopRequest& r, std::vector<std::string_view>* scratch) const;
+  // Argument i of `r` alone (i < r.argc), as prefetching needs only the keys.
+  std::string_view Arg(const HopRequest& r, uint32_t i) const {
+    const char* p = arg_bytes_.data() + r.first_byte;
+    for (uint32_t k = 0; k < i; ++k) p += arg_lens_[r.first_len + k];
+    return std::string_view(p, arg_lens_[r.first_len + i]);
+  }
   // Ready for reuse, keeping the buffers' capacity.
   void Clear();
   // Bytes the buffers hold, to drop batches grown by a burst.
   size_t Capacity() const;
 
   std::vector<HopRequest>& requests() { return requests_; }
+  const std::vector<HopRequest>& requests() const { return requests_; }
   std::string& replies() { return replies_; }
   bool empty() const { return requests_.empty(); }
 
