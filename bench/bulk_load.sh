@@ -25,7 +25,9 @@ measure() {  # pid: waits for the server, loads, prints bytes per key, stops it
   after=$(rss "$1")
   awk -v b="$before" -v a="$after" 'BEGIN { printf "%.1f", (a - b) / 1000000 }'
   kill "$1"
-  wait "$1" 2>/dev/null || true
+  # measure runs in a $(...) subshell, whose `wait` cannot wait for its parent's child:
+  # poll until the server is gone, or the next one finds the port still taken.
+  while kill -0 "$1" 2>/dev/null; do sleep 0.05; done
 }
 line=""
 for t in 1 2; do
