@@ -63,10 +63,10 @@ void ExecWithMallocTunables(char** argv) {
   // The per-thread cache keeps 7 chunks of a size by default. A pipeline of cross-shard
   // commands allocates and frees a few hundred blocks of one size per loop turn on each
   // thread; past the 7th, each malloc and free takes the arena's lock, which with one
-  // arena both threads contend for (futex waits in the profile): cross-shard MSET ran at
-  // 0.6x the throughput it has with a deeper cache. Deeper caches hold freed chunks per
-  // thread, which RSS under eviction churn did not show (docs/PERFORMANCE.md, "Cross-
-  // shard commands"). A user's own setting of the count wins.
+  // arena both threads contend for (futex waits in the profile): cross-shard MSET on two
+  // threads ran at 0.67x the throughput it has with this depth. Freed chunks a thread
+  // keeps stay resident: 0.01-0.03x maxmemory of RSS under eviction churn
+  // (docs/PERFORMANCE.md, "Cross-shard commands"). A user's own setting of the count wins.
   const char* tunables = std::getenv("GLIBC_TUNABLES");
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.tcache_count") != nullptr) {
     return;
