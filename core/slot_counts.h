@@ -21,7 +21,7 @@ class SlotCounts {
   void Add(std::string_view key) { ++counts_[KeySlot(key)]; }
   void Remove(std::string_view key) { --counts_[KeySlot(key)]; }
   void Clear() { counts_.fill(0); }
-  // Sum over all slots (O(slots)): what Verify() compares with the table's size.
+  // Sum over all slots (O(slots)), for tests to compare with the table's size.
   uint64_t Total() const {
     uint64_t n = 0;
     for (uint32_t c : counts_) n += c;
