@@ -364,14 +364,15 @@ void Reactor::Close(Connection* c) {
   UnwatchAll(shard_thread(), shards_, c->client());
   // A blocked command ends without a trace; its reply slot keeps `c` until it has.
   BlockedClientClosed(c->client());
-  // Ends an armed receive (io_uring: it completes with 0) and any send in flight; the fd
-  // itself stays open until the connection is freed, so its number cannot be reused
-  // under us.
-  ::shutdown(c->fd(), SHUT_RDWR);
   Forget(c);
   shared_.connected_clients.fetch_sub(1);
   --shard_thread().stats().connected_clients;
   --live_conns_;
+  // Last, as Redis unlinks a client before it closes the socket: a peer that sees the
+  // close no longer finds the client in INFO or CLIENT LIST. It ends an armed receive
+  // (io_uring: it completes with 0) and any send in flight; the fd itself stays open
+  // until the connection is freed, so its number cannot be reused under us.
+  ::shutdown(c->fd(), SHUT_RDWR);
   FreeIfDone(c);
 }
 

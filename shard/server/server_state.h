@@ -44,6 +44,9 @@ struct ServerState {
   // Frees large values handed over by shard threads; outlives them. Null in tests that
   // build shards without one: values are then freed inline.
   ThreadPool* lazyfree = nullptr;
+  // The pool's Completed() at the last CONFIG RESETSTAT: INFO's lazyfreed_objects counts
+  // from there, as Redis's does.
+  std::atomic<uint64_t> lazyfreed_before_reset{0};
   // SLOWLOG, LATENCY and CLIENT PAUSE state, shared by every thread.
   Introspection introspect;
   // maxmemory's server-wide figures (shard/runtime/memory_limit.h).

@@ -134,8 +134,10 @@ TEST_P(BlockingTest, DisconnectWhileBlockedLeavesNothing) {
   EXPECT_EQ(IntCmd(*rcc_, {"DBSIZE"}), int64_t(keys.size()));
 }
 
-TEST_P(BlockingTest, TwoShardsReadyAtOnceServeOnce) {
-  if (threads() < 2) GTEST_SKIP() << "needs keys on two shards";
+// Needs keys on two shards: instantiated with 2 and 3 threads only.
+class BlockingTwoShardsTest : public BlockingTest {};
+
+TEST_P(BlockingTwoShardsTest, TwoShardsReadyAtOnceServeOnce) {
   const std::string a = KeysOnShard("ra", 0, threads(), 1)[0];
   const std::string b = KeysOnShard("rb", threads() - 1, threads(), 1)[0];
   auto waiter = NewRaw(rc_->port());
@@ -288,6 +290,7 @@ TEST_P(BlockingTest, ListQueueWorkloadLosesAndDuplicatesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, BlockingTest, ::testing::Values(1, 2, 3), ThreadsName);
+INSTANTIATE_TEST_SUITE_P(Threads, BlockingTwoShardsTest, ::testing::Values(2, 3), ThreadsName);
 
 }  // namespace
 }  // namespace rc::it

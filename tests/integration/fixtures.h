@@ -2,6 +2,9 @@
 //   RingcacheTest: one ringcache with GetParam() threads and a client to it.
 //   DiffTest:      the same plus a reference redis-server; Same(cmd) sends cmd to both and
 //                  fails with both replies when they differ.
+// The servers are borrowed from SharedServers (shared_servers.h says when a test gets a
+// fresh one) and start every test as a new server would: empty, default settings, no
+// other client connected.
 
 #ifndef RINGCACHE_TESTS_INTEGRATION_FIXTURES_H_
 #define RINGCACHE_TESTS_INTEGRATION_FIXTURES_H_
@@ -15,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/integration/server_process.h"
+#include "tests/integration/shared_servers.h"
 
 namespace rc::it {
 
@@ -57,13 +61,20 @@ class RingcacheTest : public ::testing::TestWithParam<int> {
 
   void SetUp() override {
     std::string error;
-    rc_ = ServerProcess::StartRingcache(threads(), ExtraFlags(), &error);
+    if (FreshServer()) {
+      rc_ = ServerProcess::StartRingcache(threads(), ExtraFlags(), &error);
+    } else {
+      rc_ = SharedServers::Ringcache(threads(), ExtraFlags(), &error);
+    }
     ASSERT_TRUE(rc_) << error;
     rcc_ = Client::Connect(rc_->port(), &error);
     ASSERT_TRUE(rcc_) << error;
+    if (rc_->io_uring_fell_back()) GTEST_SKIP() << "no io_uring on this host: the server runs epoll";
   }
   // Flags for the servers (DiffTest passes them to redis-server too).
   virtual Args ExtraFlags() const { return {}; }
+  // True for a fixture whose tests need servers of their own (shared_servers.h).
+  virtual bool FreshServer() const { return false; }
 
   std::unique_ptr<Client> NewClient() {
     std::string error;
@@ -90,8 +101,9 @@ class RingcacheTest : public ::testing::TestWithParam<int> {
     return c;
   }
 
-  // Destroyed in reverse order: clients first, then the server (which checks its exit).
-  std::unique_ptr<ServerProcess> rc_;
+  // Destroyed in reverse order: clients first, then the server (which checks its exit or
+  // goes back to the pool); a subclass's members go before both.
+  ServerRef rc_;
   std::unique_ptr<Client> rcc_;
 };
 
@@ -100,16 +112,15 @@ class DiffTest : public RingcacheTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(RingcacheTest::SetUp());
     std::string error;
-    redis_ = ServerProcess::StartRedis(&error, ExtraFlags());
+    if (FreshServer()) {
+      redis_ = ServerProcess::StartRedis(&error, ExtraFlags());
+    } else {
+      redis_ = SharedServers::Redis(ExtraFlags(), &error);
+    }
     ASSERT_TRUE(redis_) << error;
     redisc_ = Client::Connect(redis_->port(), &error);
     ASSERT_TRUE(redisc_) << error;
   }
-  void TearDown() override {
-    redisc_.reset();
-    redis_.reset();
-  }
-
   // Sends `cmd` to both servers and expects the same canonical reply; returns ringcache's.
   std::string Same(const Args& cmd) {
     std::string want = redisc_->Cmd(cmd);
@@ -130,7 +141,7 @@ class DiffTest : public RingcacheTest {
     EXPECT_EQ(rcc_->Cmd(cmd), want) << "command: " << Describe(cmd);
   }
 
-  std::unique_ptr<ServerProcess> redis_;
+  ServerRef redis_;
   std::unique_ptr<Client> redisc_;
 };
 

@@ -55,7 +55,7 @@ std::string Exchange(in_addr addr, int port, const std::string& request) {
     ssize_t n = recv(fd, buf, sizeof buf, 0);
     if (n <= 0) break;  // closed (or reset after the reply)
     got.append(buf, size_t(n));
-    if (got.size() > 7 && got.compare(0, 7, "-DENIED") != 0 && got.back() == '\n') {
+    if (got.back() == '\n' && got.rfind("-DENIED", 0) != 0) {
       got += "<open>";  // a normal reply: the connection stays
       break;
     }

@@ -63,7 +63,9 @@ class ServerProcess {
  public:
   // Starts the built ringcache (RINGCACHE_BINARY) with `--port 0 --threads N`, then
   // `--io-engine $RINGCACHE_IO_ENGINE` when that is set, then `extra` flags, and waits for
-  // its ready line. On failure returns null and sets `*error` (with the server's output).
+  // its ready line. On failure returns null and sets `*error` (with the server's output);
+  // also when the server runs another engine than RINGCACHE_IO_ENGINE names, but for
+  // io_uring's fallback to epoll (io_uring_fell_back()).
   static std::unique_ptr<ServerProcess> StartRingcache(int threads, const Args& extra,
                                                        std::string* error,
                                                        Sandbox sandbox = Sandbox::kNone);
@@ -81,6 +83,9 @@ class ServerProcess {
   int port() const { return port_; }
   pid_t pid() const { return pid_; }
   const std::string& name() const { return name_; }
+  // True when RINGCACHE_IO_ENGINE=io_uring asked for io_uring and the server fell back
+  // to epoll (this host has none): the test did not run what it was meant to.
+  bool io_uring_fell_back() const { return io_uring_fell_back_; }
 
   // Waits up to `timeout` for the process to exit; returns its raw wait status, or
   // nullopt if it is still running. Once it returned a status, the destructor only checks.
@@ -106,6 +111,7 @@ class ServerProcess {
   int port_ = 0;
   std::optional<int> exit_status_;
   bool report_exit_ = true;  // False after a failed start, whose error says it all.
+  bool io_uring_fell_back_ = false;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::string output_;

@@ -117,7 +117,7 @@ uint64_t LazyfreePending(const ServerState& s) {
   return s.lazyfree != nullptr ? s.lazyfree->Pending() : 0;
 }
 uint64_t LazyfreeDone(const ServerState& s) {
-  return s.lazyfree != nullptr ? s.lazyfree->Completed() : 0;
+  return s.lazyfree != nullptr ? s.lazyfree->Completed() - s.lazyfreed_before_reset.load() : 0;
 }
 
 // Redis 7.0's scripting lines of INFO memory: the Lua states' heaps (every thread's two,

@@ -16,6 +16,7 @@
 #include "shard/server/config_file.h"
 #include "shard/server/config_params.h"
 #include "shard/server/server_state.h"
+#include "threadpool/thread_pool.h"
 
 namespace rc {
 
@@ -104,6 +105,9 @@ void ConfigSet(CoordCmd& cmd) {
 
 void ConfigResetStat(CoordCmd& cmd) {
   cmd.server.memory.ResetStats(cmd.server.clock->NowUnixMillis());
+  if (cmd.server.lazyfree != nullptr) {
+    cmd.server.lazyfreed_before_reset.store(cmd.server.lazyfree->Completed());
+  }
   DeferredReply out(cmd);
   FanOutThreads<bool>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
