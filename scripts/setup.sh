@@ -36,8 +36,23 @@ if ((${#missing[@]})); then
   SUDO=""
   if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
   export DEBIAN_FRONTEND=noninteractive
-  if ! $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"; then
-    $SUDO apt-get update -q
-    $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+  # Another apt or dpkg (an unattended upgrade, a user's install) may hold a lock: wait
+  # for it rather than fail. dpkg's lock has a timeout setting; the package lists' lock
+  # (apt-get update) has none, so that step retries.
+  APT=($SUDO apt-get -o DPkg::Lock::Timeout=900 -y -q --no-install-recommends)
+  update() {
+    local out
+    for _ in $(seq 180); do
+      if out=$("${APT[@]}" update 2>&1); then return 0; fi
+      grep -q "Could not get lock" <<<"$out" || { echo "$out" >&2; return 1; }
+      echo "setup: waiting for another apt to release its lock"
+      sleep 5
+    done
+    echo "$out" >&2
+    return 1
+  }
+  if ! "${APT[@]}" install "${missing[@]}"; then
+    update
+    "${APT[@]}" install "${missing[@]}"
   fi
 fi
