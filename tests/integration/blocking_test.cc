@@ -84,15 +84,17 @@ TEST_P(BlockingTest, TimeoutsFireOnTimeAndInOrder) {
   std::vector<Arrival> got = RaceReplies(conns, cmds, milliseconds(5000));
   const int want_ms[] = {300, 100, 200, 250};
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(got[i].reply, "(nil)") << Describe(cmds[i]);
+    EXPECT_EQ(got[i].reply, "(nil-array)") << Describe(cmds[i]);
     // Deadlines are whole milliseconds of the server's clock, as in Redis: up to 1 ms early.
     EXPECT_GE(got[i].after.count(), want_ms[i] - 2) << Describe(cmds[i]);
     // Generous: sanitizer runs on two loaded cores.
     EXPECT_LT(got[i].after.count(), want_ms[i] + 1500) << Describe(cmds[i]);
   }
-  EXPECT_LT(got[1].after, got[2].after);
-  EXPECT_LT(got[2].after, got[3].after);
-  EXPECT_LT(got[3].after, got[0].after);
+  // In deadline order. Equal times are replies this thread found in the same poll (it was
+  // descheduled meanwhile on a loaded machine), not a reversal.
+  EXPECT_LE(got[1].after, got[2].after);
+  EXPECT_LE(got[2].after, got[3].after);
+  EXPECT_LE(got[3].after, got[0].after);
   EXPECT_EQ(Blocked(), 1);
   EXPECT_EQ(InfoInt(*rcc_, "clients", "clients_in_timeout_table"), 0);
   EXPECT_EQ(rcc_->Cmd({"ZADD", "t7", "1", "a"}), ":1");

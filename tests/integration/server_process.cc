@@ -68,6 +68,33 @@ void AppendEscaped(std::string* out, std::string_view s) {
   }
 }
 
+// hiredis reads $-1 and *-1 alike as a REDIS_REPLY_NIL; its reader still knows which it
+// parsed, so this one marks a null array in the reply's unused `integer`.
+constexpr long long kNullArray = 1;
+
+void* CreateNil(const redisReadTask* task) {
+  auto* r = static_cast<redisReply*>(std::calloc(1, sizeof(redisReply)));
+  if (r == nullptr) return nullptr;
+  r->type = REDIS_REPLY_NIL;
+  if (task->type == REDIS_REPLY_ARRAY) r->integer = kNullArray;
+  if (task->parent != nullptr) {
+    static_cast<redisReply*>(task->parent->obj)->element[task->idx] = r;
+  }
+  return r;
+}
+
+// hiredis's own reply builders (its table is not exported) with CreateNil in place.
+redisReplyObjectFunctions* ReplyFunctions() {
+  static redisReplyObjectFunctions fns = [] {
+    redisReader* r = redisReaderCreate();
+    redisReplyObjectFunctions f = *r->fn;
+    redisReaderFree(r);
+    f.createNil = CreateNil;
+    return f;
+  }();
+  return &fns;
+}
+
 void CanonInto(const redisReply* r, std::string* out) {
   switch (r->type) {
     case REDIS_REPLY_STATUS:
@@ -80,7 +107,7 @@ void CanonInto(const redisReply* r, std::string* out) {
       out->append(":").append(std::to_string(r->integer));
       return;
     case REDIS_REPLY_NIL:
-      out->append("(nil)");
+      out->append(r->integer == kNullArray ? "(nil-array)" : "(nil)");
       return;
     case REDIS_REPLY_STRING:
       out->push_back('$');
@@ -444,6 +471,7 @@ std::unique_ptr<Client> Client::Connect(int port, std::string* error, millisecon
     return nullptr;
   }
   redisSetTimeout(ctx, tv);
+  ctx->reader->fn = ReplyFunctions();
   return std::unique_ptr<Client>(new Client(ctx));
 }
 
@@ -491,7 +519,7 @@ std::unique_ptr<RawConn> RawConn::Connect(int port, std::string* error) {
   return std::unique_ptr<RawConn>(new RawConn(fd));
 }
 
-RawConn::RawConn(int fd) : fd_(fd), reader_(redisReaderCreate()) {
+RawConn::RawConn(int fd) : fd_(fd), reader_(redisReaderCreateWithFunctions(ReplyFunctions())) {
   reader_->maxbuf = 0;  // Never shrink/limit: large replies are expected.
 }
 

@@ -120,9 +120,10 @@ class ServerProcess {
 };
 
 // Canonical, type-tagged text of a reply, so that replies compare with ==:
-//   +OK   -ERR msg   :1   $bulk   (nil)   *[$a,:1,(nil)]
-// hiredis 0.14 reads a nil array as (nil) too. In bulk strings, bytes outside printable
-// ASCII and the characters `,[]\` are written as \xNN, so arrays stay unambiguous.
+//   +OK   -ERR msg   :1   $bulk   (nil)   (nil-array)   *[$a,:1,(nil)]
+// (nil) is RESP2's null bulk string $-1, (nil-array) its null array *-1 (for replies read
+// by Client and RawConn). In bulk strings, bytes outside printable ASCII and the
+// characters `,[]\` are written as \xNN, so arrays stay unambiguous.
 std::string Canon(const redisReply* reply);
 
 // A hiredis connection with a reply timeout, so a hung server fails a test, not hangs it.

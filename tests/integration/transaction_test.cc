@@ -240,7 +240,7 @@ TEST_P(TransactionTest, WatchGuardedIncrementsLoseNothing) {
       c.Append({"EXEC"});
       c.GetReply();
       c.GetReply();
-      if (c.GetReply() == "(nil)") {
+      if (c.GetReply() == "(nil-array)") {
         ++retries;
       } else {
         ++done;

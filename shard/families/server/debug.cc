@@ -1,4 +1,5 @@
-// DEBUG SLEEP / HELP.
+// DEBUG SLEEP / HELP, and ringcache's own THREAD and KEYSHARD, which tell tests where a
+// connection and a key live (Redis's DEBUG has subcommands of its own version too).
 
 #include <chrono>
 #include <thread>
@@ -22,11 +23,19 @@ void Debug(CoordCmd& cmd) {
     if (secs > 0) std::this_thread::sleep_for(std::chrono::duration<double>(secs));
     return cmd.reply.Ok();
   }
+  if (sub == "thread" && cmd.args.size() == 2) return cmd.reply.Integer(cmd.self.id());
+  if (sub == "keyshard" && cmd.args.size() == 3) {
+    return cmd.reply.Integer(cmd.shards.ShardOf(cmd.args[2]));
+  }
   if (sub == "help" && cmd.args.size() == 2) {
     static const char* kLines[] = {
         "DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
         "SLEEP <seconds>",
         "    Stop the server for <seconds>. Decimals allowed.",
+        "THREAD",
+        "    Return the index of the thread that serves this connection.",
+        "KEYSHARD <key>",
+        "    Return the index of the shard (and thread) that owns <key>.",
         "HELP",
         "    Prints this help.",
     };
