@@ -17,6 +17,9 @@ each server in turn, runs every --prefill (not measured), then every --load, and
 it. A load is a client command line with {port} for the server's port (`taskset -c 0
 redis-benchmark -p {port} ...` pins it); with several, each is measured on its own.
 
+With --perf DIR, `perf record -F --perf-hz -g` follows the server through each load and
+leaves DIR/NAME-roundR-loadL.data for `perf report -i`.
+
 Per load: the server's user+sys CPU (/proc) over its INFO total_commands_processed, and
 requests/s as the client reports them (redis-benchmark -q or --csv, bench/loadgen), or
 the server's commands over the load's wall time when the client prints no rate or one
@@ -27,6 +30,7 @@ import argparse
 import os
 import re
 import shlex
+import signal
 import statistics
 import subprocess
 import sys
@@ -66,11 +70,23 @@ def run_client(command, port):
     return out.stdout
 
 
-def measure(server, load):
-    """(requests/s, server CPU µs per command) of one run of `load`."""
+def measure(server, load, profile=None, hz=2000):
+    """(requests/s, server CPU µs per command) of one run of `load`; with `profile` (a
+    path), a perf profile of the server during it."""
     pid, port = server.proc.pid, server.port
+    perf = None
+    if profile:
+        perf = subprocess.Popen(["perf", "record", "-F", str(hz), "-g", "-p", str(pid),
+                                 "-o", profile], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        time.sleep(0.3)   # attached before the load starts
     n0, c0, t0 = commands(port), cpu_seconds(pid), time.time()
-    output = run_client(load, port)
+    try:
+        output = run_client(load, port)
+    finally:
+        if perf:
+            perf.send_signal(signal.SIGINT)
+            perf.wait()
     t1, c1 = time.time(), cpu_seconds(pid)
     n = commands(port) - n0 - 1   # less the INFO that read n0
     if n <= 0:
@@ -106,7 +122,11 @@ def main():
     ap.add_argument("--load", action="append", required=True, metavar="COMMAND")
     ap.add_argument("--prefill", action="append", default=[], metavar="COMMAND")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--perf", metavar="DIR", help="profile the server during each load")
+    ap.add_argument("--perf-hz", type=int, default=2000)
     args = ap.parse_args()
+    if args.perf:
+        os.makedirs(args.perf, exist_ok=True)
     servers = []
     for spec in args.server:
         name, sep, command = spec.partition("=")
@@ -122,7 +142,9 @@ def main():
                 for p in args.prefill:
                     run_client(p, server.port)
                 for i, load in enumerate(args.load):
-                    rate, us = measure(server, load)
+                    profile = args.perf and os.path.join(args.perf,
+                                                         f"{name}-round{r}-load{i + 1}.data")
+                    rate, us = measure(server, load, profile, args.perf_hz)
                     results.setdefault((i, name), []).append((rate, us))
                     print(f"round {r} load {i + 1} {name}: {rate:,.0f} req/s, "
                           f"{us:.3f} µs CPU/command", flush=True)
