@@ -12,7 +12,6 @@ ringcache's jobs/s and p99 wake-up latency as ratios of redis-server's.
 """
 
 import argparse
-import os
 import re
 import socket
 import statistics

@@ -587,24 +587,11 @@ class Model:
                   [k for s in subs for k in s.writes])
 
     def random_op(self):
-        r = self.rng.random()
-        if r < 0.22:
-            return self.hash_op()
-        if r < 0.44:
-            return self.set_op()
-        if r < 0.62:
-            return self.list_op()
-        if r < 0.68:
-            return self.num_op()
-        if r < 0.72:
-            return self.blocking_op()
-        if r < 0.80:
-            return self.multi()
-        if r < 0.84:
-            return self.watched()
-        if r < 0.86:
-            return self.not_run()
-        return self.script()
+        make = self.rng.choices(
+            (self.hash_op, self.set_op, self.list_op, self.num_op, self.blocking_op,
+             self.multi, self.watched, self.not_run, self.script),
+            weights=(22, 22, 18, 6, 4, 8, 4, 2, 14))[0]
+        return make()
 
     def sweep_ops(self):
         """Reads that show every key whole."""

@@ -17,7 +17,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
