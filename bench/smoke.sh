@@ -68,7 +68,7 @@ run evict_latency.py "$py" bench/evict_latency.py "${rc[@]}" --loadgen "$B/bench
 run expiry.py "$py" bench/expiry.py "${rc[@]}" --rounds 1 --keys 20000 --lead-ms 1000 \
   --max-wait-ms 5000
 run growth.py "$py" bench/growth.py "${rc[@]}" --loadgen "$B/bench/loadgen" --rounds 1 \
-  --keys 200000
+  --keys 100000
 run hash_set.py "$py" bench/hash_set.py "${rc[@]}" --rounds 1 --hashes 5000 \
   --elements 5000 --requests 5000
 run job_queue.py "$py" bench/job_queue.py "${rc[@]}" --loadgen "$B/bench/queue_load" \
