@@ -140,7 +140,8 @@ def main():
             row = run(args, limit)
             n, worst = row["turns"]
             line = (f"round {r} maxmemory {limit}: {row['rps']:,.0f} req/s, p99 {row['p99']} ms, "
-                    f"p99.9 {row['p999']} ms, max {row['max']} ms, {row['evicted']} keys evicted in all, "
+                    f"p99.9 {row['p999']} ms, max {row['max']} ms, "
+                    f"{row['evicted']} keys evicted in all, "
                     f"{n} turns evicting >= {args.threshold} ms (longest {worst} ms)")
             if "shed_s" in row:
                 n, worst = row["shed_turns"]

@@ -56,7 +56,8 @@ run ab.sh env CHRT= SECS=1 LOADGEN="$B/bench/loadgen" bash bench/ab.sh 1 16 1000
   "$B/ringcache" redis-server
 run bulk_load.sh env KEYS=20000 bash bench/bulk_load.sh "$B/ringcache"
 run alternate.py "$py" bench/alternate.py --rounds 1 \
-  --server "t1=$B/ringcache --threads 1" --server "t2=$B/ringcache --threads 2 --cluster-enabled yes" \
+  --server "t1=$B/ringcache --threads 1" \
+  --server "t2=$B/ringcache --threads 2 --cluster-enabled yes" \
   --load "redis-benchmark -p {port} -t mset -n 5000 -P 16 -r 1000 -q" \
   --load "$B/bench/loadgen --port {port} --conns 4 --pipeline 16 --new-keys --seconds 0.3"
 run bitmap_ops.py "$py" bench/bitmap_ops.py "${rc[@]}" --rounds 1 --bytes 65536 \

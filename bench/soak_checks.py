@@ -165,6 +165,14 @@ class Model:
         else:
             self.expect(what, k, value, self.data[k])
 
+    def read(self, name, cmd, keys, want, parse=lambda r: r):
+        """A command that reads `keys`: its reply, parsed, must be `want` of their models."""
+        def check(rs):
+            models = [self.data[k] for k in keys]
+            if all(m is not None for m in models):
+                self.expect(name, keys, parse(rs[0]), want(*models))
+        return Op(name, [cmd], check, ro=True)
+
     def forget(self, keys):
         for k in keys:
             self.data[k] = None
@@ -215,22 +223,16 @@ class Model:
             return Op("HINCRBY", [(b"HINCRBY", k, f, n)], check, [k])
         if r < 0.62:
             f = rng.choice(FIELDS + IFIELDS)
-            return self.hash_read("HGET", (b"HGET", k, f), k, lambda h: h.get(f))
+            return self.read("HGET", (b"HGET", k, f), (k,), lambda h: h.get(f))
         if r < 0.72:
             fs = rng.sample(FIELDS + IFIELDS, 3)
-            return self.hash_read("HMGET", (b"HMGET", k, *fs), k, lambda h: [h.get(f) for f in fs])
+            return self.read("HMGET", (b"HMGET", k, *fs), (k,), lambda h: [h.get(f) for f in fs])
         if r < 0.80:
-            return self.hash_read("HLEN", (b"HLEN", k), k, len)
+            return self.read("HLEN", (b"HLEN", k), (k,), len)
         if r < 0.87:
             f = rng.choice(FIELDS)
-            return self.hash_read("HEXISTS", (b"HEXISTS", k, f), k, lambda h: int(f in h))
+            return self.read("HEXISTS", (b"HEXISTS", k, f), (k,), lambda h: int(f in h))
         return self.hgetall(k)
-
-    def hash_read(self, name, cmd, k, want):
-        def check(rs):
-            if self.data[k] is not None:
-                self.expect(name, k, rs[0], want(self.data[k]))
-        return Op(name, [cmd], check, ro=True)
 
     def hgetall(self, k):
         return Op("HGETALL", [(b"HGETALL", k)],
@@ -274,9 +276,9 @@ class Model:
             return Op(f"S{how}STORE", [(b"S%sSTORE" % how.encode(), dst, a, b)], check, [dst])
         a, b = self.pick("set", 2)
         if r < 0.92:
-            return self.set_read(f"S{how}", (b"S%s" % how.encode(), a, b), (a, b),
+            return self.read(f"S{how}", (b"S%s" % how.encode(), a, b), (a, b),
                                  lambda sa, sb: combine(sa, sb), as_set)
-        return self.set_read("SINTERCARD", (b"SINTERCARD", 2, a, b), (a, b),
+        return self.read("SINTERCARD", (b"SINTERCARD", 2, a, b), (a, b),
                              lambda sa, sb: len(sa & sb))
 
     def set_one(self, k, r):
@@ -311,8 +313,9 @@ class Model:
                     ok = got in s if s else got is None
                     popped = [got] if s else []
                 else:
-                    popped = as_set(got) or set()
-                    ok = as_set(got) is not None and popped <= s and len(popped) == min(count, len(s))
+                    popped = as_set(got)
+                    ok = popped is not None and popped <= s and len(popped) == min(count, len(s))
+                    popped = popped or set()
                 if not ok:
                     self.stats.violation("SPOP", key=repr(k), count=count, model=repr(s)[:160],
                                          got=repr(got)[:160])
@@ -337,21 +340,14 @@ class Model:
             return Op("SRANDMEMBER", [(b"SRANDMEMBER", k, count)], check, ro=True)
         if r < 0.72:
             m = rng.choice(MEMBERS)
-            return self.set_read("SISMEMBER", (b"SISMEMBER", k, m), (k,), lambda s: int(m in s))
+            return self.read("SISMEMBER", (b"SISMEMBER", k, m), (k,), lambda s: int(m in s))
         if r < 0.80:
             ms = rng.sample(MEMBERS, 3)
-            return self.set_read("SMISMEMBER", (b"SMISMEMBER", k, *ms), (k,),
+            return self.read("SMISMEMBER", (b"SMISMEMBER", k, *ms), (k,),
                                  lambda s: [int(m in s) for m in ms])
         if r < 0.88:
-            return self.set_read("SCARD", (b"SCARD", k), (k,), len)
+            return self.read("SCARD", (b"SCARD", k), (k,), len)
         return self.smembers(k)
-
-    def set_read(self, name, cmd, keys, want, parse=lambda r: r):
-        def check(rs):
-            models = [self.data[k] for k in keys]
-            if all(m is not None for m in models):
-                self.expect(name, keys, parse(rs[0]), want(*models))
-        return Op(name, [cmd], check, ro=True)
 
     def smembers(self, k):
         return Op("SMEMBERS", [(b"SMEMBERS", k)],
@@ -399,13 +395,13 @@ class Model:
             return Op("LTRIM", [(b"LTRIM", k, a, b)], check, [k])
         if r < 0.72:
             a, b = rng.randint(-6, 6), rng.randint(-6, 12)
-            return self.list_read("LRANGE", (b"LRANGE", k, a, b), k, lambda c: lrange(c, a, b))
+            return self.read("LRANGE", (b"LRANGE", k, a, b), (k,), lambda c: lrange(c, a, b))
         if r < 0.80:
             i = rng.randint(-5, 5)
-            return self.list_read("LINDEX", (b"LINDEX", k, i), k,
+            return self.read("LINDEX", (b"LINDEX", k, i), (k,),
                                   lambda c: c[i] if -len(c) <= i < len(c) else None)
         if r < 0.88:
-            return self.list_read("LLEN", (b"LLEN", k), k, len)
+            return self.read("LLEN", (b"LLEN", k), (k,), len)
         return self.lrange_all(k)
 
     def move(self, name, src, dst, wf, wt, got):
@@ -419,12 +415,6 @@ class Model:
             return
         s.pop(0 if wf == b"LEFT" else -1)
         d.insert(0 if wt == b"LEFT" else len(d), want)
-
-    def list_read(self, name, cmd, k, want):
-        def check(rs):
-            if self.data[k] is not None:
-                self.expect(name, k, rs[0], want(self.data[k]))
-        return Op(name, [cmd], check, ro=True)
 
     def lrange_all(self, k):
         return Op("LRANGE", [(b"LRANGE", k, 0, -1)],
@@ -557,7 +547,8 @@ class Model:
         subs = self.singles()
         discard = self.rng.random() < 0.5
         bad = [] if discard else [(b"INCRBY", self.pick("num"))]   # wrong arity
-        cmds = [(b"MULTI",)] + [s.cmds[0] for s in subs] + bad + [(b"DISCARD" if discard else b"EXEC",)]
+        end = (b"DISCARD",) if discard else (b"EXEC",)
+        cmds = [(b"MULTI",)] + [s.cmds[0] for s in subs] + bad + [end]
 
         def check(rs):
             ok = rs[0] == b"OK" and rs[1:1 + len(subs)] == [b"QUEUED"] * len(subs)
