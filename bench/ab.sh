@@ -1,10 +1,10 @@
 #!/bin/bash
 # Server CPU per command of several server binaries (and redis-server) under one load,
 # in the same run: bench/loadgen (memtier-style: 50 connections, SET:GET 1:10, 32-byte
-# values, random keys over KEYS after all of them were written once) for 4 s a round,
+# values, random keys over KEYS after all of them were written once) for SECS (4) s a round,
 # binaries alternating within every round. The server runs at real-time priority
-# (chrt -f 10), on CPU 1 (--threads 1) or CPUs 0-1, the generator on CPU 0, so other work
-# on the machine does not preempt either. Prints each round, then medians and ratios to
+# (CHRT, default chrt -f 10; empty: none), on CPU 1 (--threads 1) or CPUs 0-1, the
+# generator on CPU 0, so other work on the machine does not preempt either. Prints each round, then medians and ratios to
 # the first binary.
 #
 #   bash bench/ab.sh THREADS PIPELINE KEYS ROUNDS BINARY...    (BINARY: a ringcache or
@@ -13,6 +13,8 @@ set -euo pipefail
 T=$1 P=$2 K=$3 R=$4
 shift 4
 LG=${LOADGEN:-$(dirname "$0")/../build/bench/loadgen}
+secs=${SECS:-4}
+rt=${CHRT-chrt -f 10}
 declare -A cpu rate
 for r in $(seq "$R"); do
   for b in "$@"; do
@@ -23,21 +25,24 @@ for r in $(seq "$R"); do
     else
       args=(--port "$port" --threads "$T")
     fi
-    chrt -f 10 taskset -c "$cpus" "$b" "${args[@]}" >/dev/null 2>&1 &
+    $rt taskset -c "$cpus" "$b" "${args[@]}" >/dev/null 2>&1 &
     pid=$!
-    until redis-cli -p "$port" ping >/dev/null 2>&1; do sleep 0.05; done
+    until redis-cli -p "$port" ping >/dev/null 2>&1; do
+      kill -0 "$pid" 2>/dev/null || { echo "ab.sh: $b exited at start" >&2; exit 1; }
+      sleep 0.05
+    done
     "$LG" --port "$port" --keys "$K" --new-keys --requests "$K" --pipeline 64 --conns 4 \
       --threads 1 >/dev/null
     n0=$(redis-cli -p "$port" info stats | awk -F: '/total_commands_processed/{print $2+0}')
     c0=$(awk '{print $14 + $15}' /proc/$pid/stat)
-    chrt -f 10 taskset -c 0 "$LG" --port "$port" --threads 1 --conns 50 --pipeline "$P" \
-      --keys "$K" --ratio 1:10 --seconds 4 >/dev/null 2>&1
+    $rt taskset -c 0 "$LG" --port "$port" --threads 1 --conns 50 --pipeline "$P" \
+      --keys "$K" --ratio 1:10 --seconds "$secs" >/dev/null 2>&1
     c1=$(awk '{print $14 + $15}' /proc/$pid/stat)
     n1=$(redis-cli -p "$port" info stats | awk -F: '/total_commands_processed/{print $2+0}')
     kill "$pid"
     wait "$pid" 2>/dev/null || true
     us=$(echo "scale=4; ($c1 - $c0) * 1000000 / $(getconf CLK_TCK) / ($n1 - $n0)" | bc)
-    kps=$(((n1 - n0) / 4000))
+    kps=$(((n1 - n0) / (secs * 1000)))
     echo "round $r $b: ${kps}k commands/s, ${us} us CPU/command"
     cpu[$b]+="$us "
     rate[$b]+="$kps "

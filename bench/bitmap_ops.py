@@ -26,7 +26,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import bench_command, start  # noqa: E402
+from vs_redis import bench_command, ratio, start  # noqa: E402
 
 
 def command(port, *args):
@@ -102,7 +102,7 @@ def main():
         r_cpu = statistics.median(cpu[("redis", name)])
         c_cpu = statistics.median(cpu[("ringcache", name)])
         print(f"{name:16s} {r_rps:12.0f} {c_rps:12.0f} {c_rps / r_rps:6.2f} "
-              f"{r_cpu:9.2f} {c_cpu:9.2f} {c_cpu / r_cpu:6.2f}")
+              f"{r_cpu:9.2f} {c_cpu:9.2f} {ratio(c_cpu, r_cpu):6.2f}")
 
 
 if __name__ == "__main__":

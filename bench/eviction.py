@@ -287,6 +287,8 @@ def main():
     ap.add_argument("--values", default="32,300")
     ap.add_argument("--traces", default="zipf,scan,shift")
     ap.add_argument("--halve", action="store_true")
+    ap.add_argument("--halve-seconds", type=float, default=5.0,
+                    help="how long --halve keeps the load on after halving")
     args = ap.parse_args()
     maxmemory = parse_bytes(args.maxmemory)
 
@@ -313,7 +315,8 @@ def main():
                     results[name] = measure(server, trace, args.warmup, mode, args.batch)
                     if args.halve and name == "ringcache":
                         results[name]["halve"] = halve(server, trace[:args.requests], mode,
-                                                       args.batch, maxmemory)
+                                                       args.batch, maxmemory,
+                                                       args.halve_seconds)
                 finally:
                     server.stop()
             base = results["redis"]

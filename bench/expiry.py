@@ -16,7 +16,6 @@ import gc
 import os
 import socket
 import statistics
-import subprocess
 import sys
 import time
 

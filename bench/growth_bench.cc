@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_size.h"
 #include "benchmark/benchmark.h"
 #include "core/malloc_tuning.h"
 #include "shard/runtime/shard_set.h"
@@ -70,7 +71,10 @@ void BM_GrowingInserts(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_GrowingInserts)->Arg(6'000'000)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_GrowingInserts)
+    ->Arg(bench::BenchSize(6'000'000))
+    ->Iterations(1)
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace rc

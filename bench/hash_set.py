@@ -22,7 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from expiry import Conn, resp  # noqa: E402
-from vs_redis import cpu_seconds, info_field, start  # noqa: E402
+from vs_redis import cpu_seconds, info_field, ratio, start  # noqa: E402
 
 VALUE = b"value-0123456789"  # 16 bytes
 
@@ -139,7 +139,7 @@ def main():
         for name, _ in TESTS.get(data, []):
             r, g = med(rps[(name, "redis")]), med(rps[(name, "ringcache")])
             rc, gc = med(cpu[(name, "redis")]), med(cpu[(name, "ringcache")])
-            print(f"{name:10s} {r:12.0f} {g:12.0f} {g / r:6.2f}   {rc:8.2f} {gc:6.2f} {gc / rc:9.2f}")
+            print(f"{name:10s} {r:12.0f} {g:12.0f} {g / r:6.2f}   {rc:8.2f} {gc:6.2f} {ratio(gc, rc):9.2f}")
 
 
 if __name__ == "__main__":

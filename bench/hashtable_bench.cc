@@ -23,6 +23,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_format.h"
+#include "bench/bench_size.h"
 #include "benchmark/benchmark.h"
 #include "core/intrusive_table.h"
 
@@ -185,8 +186,11 @@ void BM_Detach(benchmark::State& state) {
       double(n), benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-#define RC_TABLE_BENCH(fn, ...) \
-  BENCHMARK_TEMPLATE(fn, __VA_ARGS__)->Arg(100'000)->Arg(1'000'000)->Unit(benchmark::kMillisecond)
+#define RC_TABLE_BENCH(fn, ...)          \
+  BENCHMARK_TEMPLATE(fn, __VA_ARGS__)    \
+      ->Arg(bench::BenchSize(100'000))   \
+      ->Arg(bench::BenchSize(1'000'000)) \
+      ->Unit(benchmark::kMillisecond)
 
 RC_TABLE_BENCH(BM_Insert, Intrusive);
 RC_TABLE_BENCH(BM_Insert, Flat);

@@ -20,7 +20,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from hash_set import run, send_batches  # noqa: E402
-from vs_redis import info_field, start  # noqa: E402
+from vs_redis import info_field, ratio, start  # noqa: E402
 
 
 def load(data, args):
@@ -87,7 +87,7 @@ def main():
         rc, gc = med(cpu["redis"]), med(cpu["ringcache"])
         print(f"\nLRANGE mylist 0 99 (10k elements), -P {args.pipeline}: redis {r:.0f} req/s, "
               f"ringcache {g:.0f} req/s, ratio {g / r:.2f}; CPU µs/req {rc:.2f} vs {gc:.2f} "
-              f"({gc / rc:.2f})")
+              f"({ratio(gc, rc):.2f})")
 
 
 if __name__ == "__main__":

@@ -31,7 +31,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from eviction import Conn, Server, free_port, parse_bytes  # noqa: E402
+from eviction import Server, free_port, parse_bytes  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -29,9 +29,10 @@ import statistics
 import sys
 import threading
 import time
+from queue import Empty
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import bench_command, cli, cpu_seconds, start  # noqa: E402
+from vs_redis import bench_command, cli, cpu_seconds, ratio, start  # noqa: E402
 
 LIMITER = ("local n = redis.call('INCR', KEYS[1]) "
            "if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end return n")
@@ -108,7 +109,13 @@ def lock(server, args):
         server.port, p * per, per, args.seconds, cpus, queue)) for p in range(args.procs)]
     for p in procs:
         p.start()
-    total = sum(queue.get() for _ in procs)
+    total = 0
+    for _ in procs:
+        try:
+            total += queue.get(timeout=args.seconds + 30)
+        except Empty:
+            raise RuntimeError("a lock client process died: exit codes "
+                               f"{[p.exitcode for p in procs]}") from None
     for p in procs:
         p.join()
     elapsed = time.monotonic() - t0
@@ -174,7 +181,7 @@ def main():
                 continue
             r = results[(name, b)]
             n, c = statistics.median(x[0] for x in r), statistics.median(x[1] for x in r)
-            print(f"{b:8s} {name:9s} {n:10.0f} {n / rd_n:6.2f}   {c:7.2f} {c / rd_c:6.2f}")
+            print(f"{b:8s} {name:9s} {n:10.0f} {n / rd_n:6.2f}   {c:7.2f} {ratio(c, rd_c):6.2f}")
 
 
 if __name__ == "__main__":

@@ -16,11 +16,12 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_size.h"
 #include "core/entry_table.h"
 
 namespace {
 
-constexpr size_t kKeys = 1 << 20;
+const size_t kKeys = size_t(rc::bench::BenchSize(1 << 20));
 
 std::vector<std::string> Keys() {
   std::vector<std::string> keys;

@@ -3,14 +3,17 @@
 
   python3 bench/soak.py --minutes 10 --threads 2 --clients 40 --report /tmp/soak.md
 
-Not run in CI. Starts build/ringcache pinned to --server-cpu (clients go to --client-cpu
-when the machine has two or more cores) and runs, until the deadline, client threads
-spread over several processes:
+CI runs it for a minute (bench/smoke.sh). Starts build/ringcache pinned to --server-cpu
+(clients go to --client-cpu when the machine has two or more cores) and runs, until the
+deadline, client threads spread over several processes:
 
-  checker    owns a disjoint key range (strings and small sorted sets); every write whose
-             reply it received goes into its model (value, deadline window); GET, MGET,
-             ZSCORE, ZCARD, ZRANGE, DEL and EXPIRE replies are checked against the model.
-             Violations are recorded with details and must be 0.
+  checker    owns a disjoint key range (strings, small sorted sets, and through
+             bench/soak_checks.py hashes, sets, lists and counters); every write whose
+             reply it received goes into its model (value, deadline window); every reply
+             is checked against the model, those of transactions (MULTI/EXEC, WATCH),
+             scripts (EVAL, EVALSHA, FCALL, their _RO forms) and blocked pops woken by a
+             push across shards included. Violations are recorded with details and must
+             be 0.
   load       random SET/GET/EXPIRE/PEXPIRE/SET PX/ZADD/ZREM/ZRANGE/DEL/MSET/MGET, pipelined
              and not, MULTI/EXEC, big sorted sets created and deleted (lazy free).
   pub / sub  publishers and (pattern) subscribers; some subscribers stop reading a while.
@@ -38,6 +41,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import soak_checks  # noqa: E402
 from vs_redis import cpu_seconds, free_port, rss_bytes  # noqa: E402
 
 SLACK = 0.050          # clock slack for deadline comparisons (s)
@@ -76,6 +80,10 @@ class Conn:
 
     def send(self, data):
         self.sock.sendall(data)
+
+    def start(self, *args):
+        """Sends one command; its reply is read() later."""
+        self.send(encode(*args))
 
     def _fill(self):
         chunk = self.sock.recv(1 << 18)
@@ -176,7 +184,9 @@ class Stats:
 # ---------------------------------------------------------------- checker
 
 class Checker:
-    """Owns keys ck:<tag>:<i> (strings) and cz:<tag>:<i> (sorted sets).
+    """Owns keys ck:<tag>:<i> (strings) and cz:<tag>:<i> (sorted sets), and through
+    `typed` (bench/soak_checks.py) hashes, sets, lists and counters, which it also writes
+    from transactions and scripts.
 
     Model per string key: None (absent for sure), or (value, lo, hi) where lo..hi brackets
     the deadline (None = no TTL): the server set it between our send and our reply, so
@@ -187,14 +197,17 @@ class Checker:
 
     UNKNOWN = object()
 
-    def __init__(self, port, tag, nkeys, nzsets, stats, stop_at, rng):
+    def __init__(self, port, tag, nkeys, nzsets, stats, stop_at, rng, strict=False):
         self.port, self.tag, self.stats, self.stop_at, self.rng = port, tag, stats, stop_at, rng
         self.keys = [b"ck:%s:%d" % (tag.encode(), i) for i in range(nkeys)]
         self.zkeys = [b"cz:%s:%d" % (tag.encode(), i) for i in range(nzsets)]
         self.model = {k: None for k in self.keys}
         self.zmodel = {k: {} for k in self.zkeys}   # key -> {member: score}
         self.seq = 0
+        self.typed = soak_checks.Model(tag, rng, stats, self.val, strict=strict)
         self.conn = Conn(port)
+        self.conn2 = Conn(port)   # the other client of a blocked pop or a broken WATCH
+        self.run_ops(self.typed.init_ops())
 
     def val(self):
         self.seq += 1
@@ -244,9 +257,19 @@ class Checker:
     def step(self):
         """One pipelined batch of random operations on owned keys, checked in order."""
         rng = self.rng
+        if rng.random() < 0.05:
+            self.duo()
         n = rng.choice((1, 1, 2, 5, 10, 30))
         cmds, plan = [], []
         for _ in range(n):
+            if rng.random() < 0.5:
+                op = self.typed.random_op()
+                if op.first and cmds:
+                    self.run(cmds, plan)
+                    cmds, plan = [], []
+                cmds += op.cmds
+                plan.append(("op", op))
+                continue
             r = rng.random()
             k = rng.choice(self.keys)
             if r < 0.22:
@@ -312,27 +335,49 @@ class Checker:
                     cmds.append((b"ZADD", z, *[x for sm in big for x in sm]))
                     cmds.append((b"DEL", z))
                     plan.append(("zbigdel", z))
+        self.run(cmds, plan)
+
+    def run(self, cmds, plan):
         t0 = time.time()
         # If the connection drops, every write of the batch may or may not have happened.
         try:
             replies = self.conn.pipeline(cmds)
         except (OSError, ConnectionError) as e:
-            self.stats.ev("checker_conn_error")
-            for p in plan:
-                for k in self._written(p):
-                    if k in self.model:
-                        self.model[k] = self.UNKNOWN
-                    else:
-                        self.zmodel[k] = None
-            self.conn.close()
-            self.conn = Conn(self.port)
-            self.stats.violation("checker connection lost", error=str(e))
+            self.lost(e, [k for p in plan for k in self._written(p)])
             return
         t1 = time.time()
         self.apply(plan, replies, t0, t1)
 
+    def run_ops(self, ops):
+        self.run([c for op in ops for c in op.cmds], [("op", op) for op in ops])
+
+    def lost(self, error, written):
+        """The connection dropped with the replies of `written`'s writes unread."""
+        self.stats.ev("checker_conn_error")
+        for k in written:
+            if k in self.model:
+                self.model[k] = self.UNKNOWN
+            elif k in self.zmodel:
+                self.zmodel[k] = None
+            else:
+                self.typed.data[k] = None
+        for c in (self.conn, self.conn2):
+            c.close()
+        self.conn, self.conn2 = Conn(self.port), Conn(self.port)
+        self.stats.violation("checker connection lost", error=str(error))
+
+    def duo(self):
+        """A step of two clients (soak_checks.Model.duo); what it wrote is unknown if a
+        connection drops midway."""
+        try:
+            self.typed.duo(self.conn, self.conn2)
+        except (OSError, ConnectionError) as e:
+            self.lost(e, list(self.typed.data))
+
     def _written(self, p):
         kind = p[0]
+        if kind == "op":
+            return p[1].writes
         if kind in ("set", "expire", "del"):
             return [p[1]]
         if kind in ("mset", "multi"):
@@ -346,7 +391,11 @@ class Checker:
         st = self.stats
         for p in plan:
             kind = p[0]
-            if kind == "set":
+            if kind == "op":
+                op = p[1]
+                st.op("check_" + op.name)
+                op.check([next(it) for _ in op.cmds])
+            elif kind == "set":
                 _, k, v, ms = p
                 r = next(it)
                 st.op("check_set")
@@ -499,12 +548,13 @@ class Checker:
             self.apply_z(("zrange", z), iter([self.conn.call(b"ZRANGE", z, 0, -1, b"WITHSCORES")]),
                          t0, time.time())
             self.apply_z(("zcard", z), iter([self.conn.call(b"ZCARD", z)]), t0, time.time())
+        self.run_ops(self.typed.sweep_ops())
         self.stats.ev("checker_sweeps")
 
 
-def run_checker(port, idx, stats, stop_at, seed):
+def run_checker(port, idx, stats, stop_at, seed, strict):
     rng = random.Random(seed)
-    c = Checker(port, f"{os.getpid()}.{idx}", 400, 8, stats, stop_at, rng)
+    c = Checker(port, f"{os.getpid()}.{idx}", 400, 8, stats, stop_at, rng, strict)
     last_sweep = time.time()
     while time.time() < stop_at:
         c.step()
@@ -521,6 +571,7 @@ def run_checker(port, idx, stats, stop_at, seed):
         if m not in (None, Checker.UNKNOWN) and m[2] is not None and time.time() > m[2] + 1.0:
             c.stats.violation("model still has expired key", key=k.decode())
     c.conn.close()
+    c.conn2.close()
 
 
 # ---------------------------------------------------------------- general load
@@ -780,7 +831,7 @@ ROLES = {"checker": run_checker, "load": run_load, "pub": run_publisher,
          "slow": run_slow_reader, "closer": run_closer, "hostile": run_hostile}
 
 
-def worker_process(port, roles, stop_at, seed, out_q, client_cpu):
+def worker_process(port, roles, stop_at, seed, out_q, client_cpu, strict):
     if client_cpu is not None:
         os.sched_setaffinity(0, client_cpu)
     stats = Stats(f"proc{seed}")
@@ -791,6 +842,8 @@ def worker_process(port, roles, stop_at, seed, out_q, client_cpu):
             t = threading.Thread(target=run_subscriber, args=(port, i, stats, stop_at, s, False))
         elif role == "slowsub":
             t = threading.Thread(target=run_subscriber, args=(port, i, stats, stop_at, s, True))
+        elif role == "checker":
+            t = threading.Thread(target=run_checker, args=(port, i, stats, stop_at, s, strict))
         else:
             t = threading.Thread(target=ROLES[role], args=(port, i, stats, stop_at, s))
         t.daemon = True
@@ -825,6 +878,18 @@ def victim_process(port, seed):
 
 
 # ---------------------------------------------------------------- main
+
+def load_scripts(port):
+    """The script and the function library the checkers run (bench/soak_checks.py)."""
+    c = Conn(port, timeout=10)
+    try:
+        lib = c.call(b"FUNCTION", b"LOAD", b"REPLACE", soak_checks.LIBRARY)
+        sha = c.call(b"SCRIPT", b"LOAD", soak_checks.RUN_LUA)
+    finally:
+        c.close()
+    if lib != b"soakcheck" or sha != soak_checks.RUN_SHA:
+        sys.exit(f"loading the checkers' scripts failed: {lib!r}, {sha!r}")
+
 
 def info(port):
     c = Conn(port, timeout=10)
@@ -866,6 +931,8 @@ def main():
     ap.add_argument("--roles", help="override the role mix, e.g. checker=4,load=8,hostile=2 "
                     "(roles: " + ",".join(list(ROLES) + ["sub", "slowsub"]) + ")")
     ap.add_argument("--redis", action="store_true", help="soak redis-server instead")
+    ap.add_argument("--strict", action="store_true",
+                    help="check what ringcache is known to get wrong too (bench/soak_checks.py)")
     ap.add_argument("--report", help="write the summary as markdown to this file")
     args = ap.parse_args()
 
@@ -886,6 +953,7 @@ def main():
             time.sleep(0.05)
     else:
         sys.exit("ringcache did not answer PING")
+    load_scripts(port)
     # taskset execs ringcache in place, so server.pid is ringcache's pid.
     pid = server.pid
     t_start = time.time()
@@ -906,7 +974,8 @@ def main():
     for p in range(args.procs):
         mine = roles[p::args.procs]
         pr = mp.Process(target=worker_process,
-                        args=(port, mine, stop_at, args.seed * 100 + p, out_q, client_cpu))
+                        args=(port, mine, stop_at, args.seed * 100 + p, out_q, client_cpu,
+                              args.strict))
         pr.start()
         procs.append(pr)
 

@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from vs_redis import cli, cpu_seconds, free_port, wait_ping  # noqa: E402
+from vs_redis import cli, cpu_seconds, free_port, ratio, wait_ping  # noqa: E402
 
 
 def free_port_block(n):
@@ -207,7 +207,7 @@ def cluster_mode(args):
             base = med["rc-1-cluster" if k.endswith("cluster") or k == "3-proc"
                        else "rc-1-plain"][1]
             print(f"-P {p:<3d} {k:13s} {rps:10.0f} {cpu:10.2f} {fwd:8.3f} "
-                  f"{cpu / base:11.2f} {rps / med['redis'][0]:12.2f}")
+                  f"{ratio(cpu, base):11.2f} {rps / med['redis'][0]:12.2f}")
 
 
 def cpu_mode(args):
@@ -231,7 +231,7 @@ def cpu_mode(args):
         t1, redis = med["ringcache-1"], med["redis"]
         for k in kinds:
             rps, cpu = med[k]
-            print(f"-P {p:<3d} {k:12s} {rps:10.0f} {cpu:10.2f} {cpu / t1[1]:9.2f} "
+            print(f"-P {p:<3d} {k:12s} {rps:10.0f} {cpu:10.2f} {ratio(cpu, t1[1]):9.2f} "
                   f"{rps / t1[0]:9.2f} {rps / redis[0]:12.2f}")
 
 

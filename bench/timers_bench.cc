@@ -32,6 +32,7 @@
 #include <random>
 #include <vector>
 
+#include "bench/bench_size.h"
 #include "benchmark/benchmark.h"
 #include "timers/indexed_heap.h"
 #include "timers/timing_wheel.h"
@@ -302,12 +303,12 @@ using Heap2A = HeapA<2>;
 using Heap4A = HeapA<4>;
 using Heap4B = HeapB;
 
-#define RC_TIMER_BENCH(fn, impl) \
-  BENCHMARK_TEMPLATE(fn, impl)   \
-      ->Arg(1'000'000)           \
-      ->Arg(10'000'000)          \
-      ->Iterations(1)            \
-      ->UseManualTime()          \
+#define RC_TIMER_BENCH(fn, impl)          \
+  BENCHMARK_TEMPLATE(fn, impl)            \
+      ->Arg(bench::BenchSize(1'000'000))  \
+      ->Arg(bench::BenchSize(10'000'000)) \
+      ->Iterations(1)                     \
+      ->UseManualTime()                   \
       ->Unit(benchmark::kMillisecond)
 
 RC_TIMER_BENCH(BM_Insert, Heap2A);

@@ -21,7 +21,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import cpu_seconds, start  # noqa: E402
+from vs_redis import cpu_seconds, ratio, start  # noqa: E402
 
 
 def encode(*args):
@@ -116,7 +116,7 @@ def main():
         rc_tps, rd_tps = statistics.median(r[0] for r in rc), statistics.median(r[0] for r in rd)
         rc_cpu, rd_cpu = statistics.median(r[1] for r in rc), statistics.median(r[1] for r in rd)
         print(f"{kind:8} {rc_tps:15.0f} {rd_tps:12.0f} {rc_tps / rd_tps:6.2f}   "
-              f"{rc_cpu:12.2f} {rd_cpu:12.2f} {rc_cpu / rd_cpu:6.2f}")
+              f"{rc_cpu:12.2f} {rd_cpu:12.2f} {ratio(rc_cpu, rd_cpu):6.2f}")
 
 
 if __name__ == "__main__":

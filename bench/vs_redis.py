@@ -17,7 +17,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -33,6 +32,11 @@ def cpu_seconds(pid):
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def ratio(a, b):
+    """a / b; nan when b is 0, as a short run's CPU can be: /proc counts clock ticks."""
+    return a / b if b else float("nan")
 
 
 def rss_bytes(pid):
@@ -200,7 +204,7 @@ def main():
             r_cpu = statistics.median(x[1] for x in rr)
             c_cpu = statistics.median(x[1] for x in rc)
             print(f"{test.upper() + ' -P ' + str(p):10s} {r_rps:12.0f} {c_rps:12.0f} "
-                  f"{c_rps / r_rps:6.2f}   {r_cpu:11.2f} {c_cpu:10.2f} {c_cpu / r_cpu:6.2f}")
+                  f"{c_rps / r_rps:6.2f}   {r_cpu:11.2f} {c_cpu:10.2f} {ratio(c_cpu, r_cpu):6.2f}")
 
     if not args.skip_memory:
         r_rss, r_used = memory("redis", args)

@@ -22,13 +22,14 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "bench/bench_size.h"
 #include "benchmark/benchmark.h"
 #include "core/zset.h"
 
 namespace rc {
 namespace {
 
-constexpr size_t kMembers = 1'000'000;
+const size_t kMembers = size_t(bench::BenchSize(1'000'000));
 
 struct Load {
   std::vector<std::pair<std::string, double>> adds;  // in insertion order
@@ -161,7 +162,7 @@ void BM_Destroy(benchmark::State& state) {
 // `member:%08d` (15 bytes), score = index. B/set is the mallinfo2 delta per set, the ZSet
 // object itself included (what a keyspace entry points at); B/member divides it by N.
 void BM_SmallSets(benchmark::State& state) {
-  constexpr size_t kSets = 100'000;
+  const size_t kSets = size_t(bench::BenchSize(100'000));
   const size_t n = size_t(state.range(0));
   std::vector<std::string> members;
   for (size_t i = 0; i < n; ++i) members.push_back(absl::StrFormat("member:%08d", i));

@@ -19,7 +19,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vs_redis import bench_command, info_field, start  # noqa: E402
+from vs_redis import bench_command, info_field, ratio, start  # noqa: E402
 from zset_del import load  # noqa: E402
 
 
@@ -76,7 +76,7 @@ def main():
         g = statistics.median(rps[("ringcache", name)])
         rc = statistics.median(cpu[("redis", name)])
         gc = statistics.median(cpu[("ringcache", name)])
-        print(f"{name:14s} {r:12.0f} {g:12.0f} {g / r:6.2f}   {gc / rc:13.2f}")
+        print(f"{name:14s} {r:12.0f} {g:12.0f} {g / r:6.2f}   {ratio(gc, rc):13.2f}")
     r, g = statistics.median(mem["redis"]), statistics.median(mem["ringcache"])
     print(f"\nused_memory per member: redis {r:.1f} B, ringcache {g:.1f} B ({g / r:.2f}x)")
 

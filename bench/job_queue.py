@@ -8,11 +8,10 @@ then measures the wake-up latency of a blocked consumer with single pushes. Serv
 alternate within every round; reported figures are medians over --rounds rounds, and
 ringcache's jobs/s and p99 wake-up latency as ratios of redis-server's.
 
-  python3 bench/queue.py --loadgen build/bench/queue_load --ringcache build/ringcache
+  python3 bench/job_queue.py --loadgen build/bench/queue_load --ringcache build/ringcache
 """
 
 import argparse
-import os
 import re
 import socket
 import statistics
