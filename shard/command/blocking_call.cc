@@ -1,5 +1,6 @@
 #include "shard/command/blocking_call.h"
 
+#include <cassert>
 #include <utility>
 
 #include "core/entry_table.h"
@@ -282,6 +283,9 @@ void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, 
   auto groups = std::make_shared<const KeyGroups>(cmd.shards, keys, 0, 1);
   may_block &= !cmd.client.exec_nested && !cmd.client.deny_blocking;
   auto make_call = [&] {
+    // The connection reads nothing while a call waits, so a client has one at most; a
+    // second would take the first's place, where CLIENT UNBLOCK and a disconnect find it.
+    assert(cmd.client.blocked == nullptr);
     auto call = std::make_shared<BlockedCall>(op, cmd, deadline_ms, groups->shards());
     cmd.client.blocked = call;
     return call;

@@ -133,6 +133,17 @@ SEEDS = [
      ["EXEC"], ["FUNCTION", "LIST", "LIBRARYNAME", "fz"], ["FUNCTION", "FLUSH", "ASYNC"]],
 ]
 
+# Inputs that once failed, kept under their names: (home thread, pipeline).
+NAMED = {
+    # Keys on several shards, waiting forever: ended by CLIENT UNBLOCK.
+    "bzpop-many-shards-blocks": (0, [["LINDEX"], ["BZPOPMIN", "{t}a", "{t}b", "key:1", "k", "0"],
+                                     ["GET", "1", "a", ""]]),
+    # Two blocking commands in one pipeline: the second waits until the first is answered.
+    "two-blocked-in-one-pipeline": (0, [
+        ["PEXPIREAT"], ["BZPOPMIN", "XX", "XX", "vvv", "key:1", "{t}a", "9223372036854775807", "0"],
+        ["HINCRBYFLOAT"], ["BZPOPMIN", "XX", "XX", "vvv", "key:1", "k", "10", "1"]]),
+}
+
 
 def main():
     binary, out_dir = sys.argv[1], sys.argv[2]
@@ -145,12 +156,14 @@ def main():
         subs.append(words[2:])
     os.makedirs(out_dir, exist_ok=True)
     written = 0
-    for i, seed in enumerate(SEEDS):
+    seeds = [("seed%02d" % i, i % 3, seed) for i, seed in enumerate(SEEDS)]
+    seeds += [(name, home, seed) for name, (home, seed) in NAMED.items()]
+    for name, home, seed in seeds:
         try:
-            data = bytes([i % 3]) + b"".join(encode(c, names, subs) for c in seed)
+            data = bytes([home]) + b"".join(encode(c, names, subs) for c in seed)
         except ValueError:
             continue  # a command this build lacks
-        with open(os.path.join(out_dir, "seed%02d" % i), "wb") as f:
+        with open(os.path.join(out_dir, name), "wb") as f:
             f.write(data)
         written += 1
     print("wrote %d seeds to %s" % (written, out_dir))

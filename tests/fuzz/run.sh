@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang into build-fuzz and runs each for a bounded
 # time (default 60 s). A crash stops the script with libFuzzer's report and the input,
-# saved as build-fuzz/artifacts/<target>/crash-*; rerun one with
+# saved as <work>/artifacts/<target>/crash-* (timeout-*, oom-*); rerun one with
 #   build-fuzz/tests/fuzz/<target> <file>
 # Usage: tests/fuzz/run.sh [seconds per target] [target...]
-# New inputs found go to build-fuzz/corpus/<target> (the checked-in seeds stay as they are).
+# Environment:
+#   FUZZ_WORK   where new inputs (corpus/<target>), artifacts and full logs (logs/<target>.log)
+#               go; default build-fuzz. The checked-in seeds stay as they are.
+#   FUZZ_FLAGS  more libFuzzer flags (tests/fuzz/nightly.sh: fork mode).
+#   FUZZ_KEEP_GOING=1  run every target even when one fails; exit with the last failure.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -12,6 +16,8 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if ((${#targets[@]} == 0)); then targets=(resp_parser_fuzz dispatch_fuzz); fi
+work="${FUZZ_WORK:-build-fuzz}"
+read -r -a extra <<<"${FUZZ_FLAGS:-}"
 
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DRINGCACHE_FUZZ=ON -DRINGCACHE_TESTS=OFF -DRINGCACHE_BENCH=OFF >/dev/null
@@ -19,18 +25,23 @@ cmake --build build-fuzz -j "$(nproc)" --target "${targets[@]}"
 
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:${ASAN_OPTIONS:-}
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1:${UBSAN_OPTIONS:-}
+failed=0
 for t in "${targets[@]}"; do
   seeds="tests/fuzz/corpus/${t%_fuzz}"
-  work="build-fuzz/corpus/$t"
-  artifacts="build-fuzz/artifacts/$t"
-  mkdir -p "$work" "$artifacts"
-  echo "fuzz: $t for ${seconds}s (seeds $seeds)"
-  "build-fuzz/tests/fuzz/$t" "$work" "$seeds" -max_total_time="$seconds" -max_len=4096 \
+  corpus="$work/corpus/$t"
+  artifacts="$work/artifacts/$t"
+  log="$work/logs/$t.log"
+  mkdir -p "$corpus" "$artifacts" "$(dirname "$log")"
+  echo "fuzz: $t for ${seconds}s (seeds $seeds, corpus $corpus, log $log)"
+  status=0
+  "build-fuzz/tests/fuzz/$t" "$corpus" "$seeds" -max_total_time="$seconds" -max_len=4096 \
     -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 -artifact_prefix="$artifacts/" \
-    2>&1 | tail -n 40
-  status=${PIPESTATUS[0]}
+    "${extra[@]}" >"$log" 2>&1 || status=$?
+  tail -n 40 "$log"
   if ((status != 0)); then
     echo "fuzz: $t failed (exit $status); inputs in $artifacts" >&2
-    exit "$status"
+    if [[ "${FUZZ_KEEP_GOING:-0}" != 1 ]]; then exit "$status"; fi
+    failed=$status
   fi
 done
+exit "$failed"

@@ -232,11 +232,13 @@ class ShardHarness final : public Waker {
   };
 
   // Home thread: runs commands from `next` on, stopping while a command holds the
-  // connection, as net::Connection does.
+  // connection, as net::Connection does: an earlier command still taking its locks, or a
+  // blocking command that waits (nothing behind it runs until it is answered; its
+  // BlockedCall::Finish resumes). Any resume re-checks both, as Connection::Resume does.
   void Continue(std::shared_ptr<Pipeline> p, size_t next) {
     for (size_t i = next; i < p->cmds.size(); ++i) {
       std::vector<std::string_view> views(p->cmds[i].begin(), p->cmds[i].end());
-      if (dispatcher_.MustWait(*p->client, views)) {
+      if (p->client->blocked != nullptr || dispatcher_.MustWait(*p->client, views)) {
         p->sink->Hold();
         p->sink->on_release = [this, p, i] { Continue(p, i); };
         return;

@@ -1,11 +1,13 @@
 // The blocking machinery in process (ShardHarness: real shard threads, a manual clock):
 // every way a wait ends leaves no waiter entry on any shard, deadlines fire when the
-// clock passes them and not before, and a waiter on keys of three shards is served once.
+// clock passes them and not before, a waiter on keys of three shards is served once, and
+// a blocked command holds the rest of its pipeline.
 
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -117,6 +119,52 @@ TEST_F(BlockingMachineryTest, UnblockAndCloseLeaveNothing) {
   EXPECT_EQ(Entries(), 0u);
   EXPECT_EQ(h_.Run({"ZADD", k[0], "1", "a"}), ":1\r\n");
   EXPECT_EQ(h_.Run({"ZCARD", k[0]}), ":1\r\n");
+}
+
+// A connection reads nothing behind a blocked command (Connection::ParseAndRun); the
+// harness must hold its pipeline the same way, or the next blocking command would take
+// the first one's place in ClientState::blocked and the first could never end.
+TEST_F(BlockingMachineryTest, PipelineWaitsBehindABlockedCommand) {
+  const std::vector<std::string> k = KeyPerShard();
+  ShardHarness::Client c = h_.Connect(0);
+  // dispatch_fuzz's hang: one waits forever (keys on several shards), the next for 1 s.
+  auto reply = h_.Start(c, {{"BZPOPMIN", k[1], k[2], "0"},
+                            {"ECHO", "after"},
+                            {"BZPOPMIN", k[0], k[1], "1"}});
+  UntilBlocked(1);
+  auto blocked = [&] { return h_.OnThread(0, [&](ShardThread&) { return c.state->blocked; }); };
+  const std::shared_ptr<BlockedCall> first = blocked();
+  h_.AdvanceMillis(1000);
+  h_.FireBlockedTimeouts();
+  EXPECT_EQ(reply.wait_for(milliseconds(20)), std::future_status::timeout);
+  EXPECT_EQ(blocked(), first);
+  EXPECT_TRUE(h_.OnThread(0, [&](ShardThread&) { return UnblockClient(*c.state, false); }));
+  // The second one is dispatched only now, with its deadline from now.
+  for (int i = 0; i < 10000 && (blocked() == nullptr || blocked() == first); ++i) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  UntilBlocked(1);
+  h_.AdvanceMillis(999);
+  h_.FireBlockedTimeouts();
+  EXPECT_EQ(reply.wait_for(milliseconds(20)), std::future_status::timeout);
+  h_.AdvanceMillis(1);
+  h_.FireBlockedTimeouts();
+  ASSERT_EQ(reply.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(reply.get(), "*-1\r\n$5\r\nafter\r\n*-1\r\n");
+  UntilBlocked(0);
+  for (int i = 0; i < 1000 && Entries() != 0; ++i) std::this_thread::sleep_for(milliseconds(1));
+  EXPECT_EQ(Entries(), 0u);
+}
+
+// What the waiter gets is pushed by someone else: its own pipelined push runs after.
+TEST_F(BlockingMachineryTest, PipelinedPushRunsAfterTheWait) {
+  ShardHarness::Client c = h_.Connect(1);
+  auto reply = h_.Start(c, {{"BLPOP", "q", "0"}, {"RPUSH", "q", "mine"}});
+  UntilBlocked(1);
+  EXPECT_EQ(h_.Run({"RPUSH", "q", "theirs"}, 2), ":1\r\n");
+  ASSERT_EQ(reply.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(reply.get(), "*2\r\n$1\r\nq\r\n$6\r\ntheirs\r\n:1\r\n");
+  EXPECT_EQ(h_.Run({"LRANGE", "q", "0", "-1"}), "*1\r\n$4\r\nmine\r\n");
 }
 
 TEST_F(BlockingMachineryTest, ParseBlockTimeout) {
