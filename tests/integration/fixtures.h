@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "tests/integration/polling.h"
 #include "tests/integration/server_process.h"
 #include "tests/integration/shared_servers.h"
 
@@ -82,12 +83,26 @@ class RingcacheTest : public ::testing::TestWithParam<int> {
     EXPECT_TRUE(c) << error;
     return c;
   }
-  // Runs `body(client_index, client)` on `n` threads, each with its own connection.
+  // A client that server thread `thread` serves. SO_REUSEPORT picks a connection's thread
+  // by a hash of its address: this connects until one lands there (DEBUG THREAD).
+  std::unique_ptr<Client> ClientOnThread(int thread) {
+    for (int attempt = 0; attempt < 500; ++attempt) {
+      std::unique_ptr<Client> c = NewClient();
+      if (!c) return c;
+      if (IntCmd(*c, {"DEBUG", "THREAD"}) == thread) return c;
+    }
+    ADD_FAILURE() << "no connection landed on thread " << thread << " in 500 tries";
+    return nullptr;
+  }
+  // Runs `body(client_index, client)` on `n` threads, each with its own connection;
+  // client i is served by server thread i % threads(), so clients always meet across
+  // threads (two connections of one thread could never interleave their cross-shard
+  // commands: that thread sends their hops in order).
   template <typename Body>
   void RunClients(int n, Body body) {
     std::vector<std::unique_ptr<Client>> clients;
     for (int i = 0; i < n; ++i) {
-      clients.push_back(NewClient());
+      clients.push_back(ClientOnThread(i % threads()));
       ASSERT_TRUE(clients.back());
     }
     std::vector<std::thread> workers;
