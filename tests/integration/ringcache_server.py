@@ -16,6 +16,9 @@ import time
 import unittest
 
 BINARY = None  # set by main()
+# Gitignored, in the clone: what the build directories of one clone share (clients, caches).
+CACHE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), ".cache")
 READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
 
 
@@ -26,6 +29,22 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def wait_for(probe, what, timeout=10.0, interval=0.01):
+    """Calls probe() until it returns something true, and returns that; after `timeout`
+    seconds fails with `what` (or what() if it is a function, say to describe the state
+    then). The timeout is generous: sanitizer builds on a loaded machine are slow, and a
+    passing run returns as soon as the condition holds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %.0f s waiting for %s"
+                                 % (timeout, what() if callable(what) else what))
+        time.sleep(interval)
 
 
 class Ringcache:

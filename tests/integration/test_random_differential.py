@@ -4,18 +4,22 @@ redis-server and to ringcache (1, 2 and 3 threads) by three clients at once; eve
 each client receives (replies and pushes) must be the same.
 
 A small model of each client (protocol, reply mode, subscriptions, transaction) says how
-many frames a step sends to whom, so reading never waits on a timeout. The seed is
-printed with any difference; RC_RANDOM_SEED=<n> replays one.
+many frames a step sends to whom, so reading never waits on a timeout. Each class runs
+two fixed seeds, then sessions on fresh seeds for a few seconds, from
+RINGCACHE_TEST_SEED if it is set (else a random one). A difference names its seed;
+RINGCACHE_TEST_SEED=<seed> runs that session first.
 
 Run by ctest as `/usr/bin/python3 test_random_differential.py <path-to-ringcache>`.
 """
 
 import fnmatch
+import itertools
 import os
 import random
+import time
 
 import ringcache_server
-from differential_pair import ServersTestCase, parse, per_thread_count
+from differential_pair import HZ, ServersTestCase, parse, per_thread_count
 
 CHANNELS = ["ch0", "ch1", "news"]
 PATTERNS = ["ch*", "ch[01]", "n?ws", "*"]
@@ -105,11 +109,12 @@ class Model:
 
 
 class RandomSession:
-    def __init__(self, servers, rng, steps):
-        self.rng = rng
+    def __init__(self, servers, seed, steps):
+        self.seed = seed
+        self.rng = random.Random(seed)
         self.steps = steps
         self.pairs = [servers.pair() for _ in range(3)]
-        self.models = [Model(rng.random() < 0.5) for _ in self.pairs]
+        self.models = [Model(self.rng.random() < 0.5) for _ in self.pairs]
         self.log = []
 
     def close(self):
@@ -231,45 +236,60 @@ class RandomSession:
     def run(self, test):
         for step in range(self.steps):
             i = self.rng.randrange(len(self.pairs))
-            args = self.pick(self.models[i])
-            self.log.append((i, args))
-            frames = self.frames(i, args)
-            self.pairs[i].send(*args)
-            for j, n in frames.items():
-                if n:
-                    want, got = self.pairs[j].read(frames=n)
-                    if canon_unsubscribes(canon(got)) != canon_unsubscribes(canon(want)):
-                        test.fail("step %d: client %d after client %d sent %r\n  redis:     %r"
-                                  "\n  ringcache: %r\n  last steps: %r"
-                                  % (step, j, i, args, want, got, self.log[-12:]))
-        # Nothing may be left unread on either side.
-        for j, p in enumerate(self.pairs):
-            want, got = p.read(quiet=0.05)
-            if got != want:
-                test.fail("at the end, client %d\n  redis:     %r\n  ringcache: %r"
-                          % (j, want, got))
+            self.step(test, step, i, self.pick(self.models[i]))
+        # Nothing may be left unread on either side: every client ends with a SUBSCRIBE,
+        # confirmed in every state (outside MULTI), behind whatever else it was sent.
+        for i, m in enumerate(self.models):
+            for args in ([["DISCARD"]] if m.multi else []) + [["SUBSCRIBE", "__end__"]]:
+                self.step(test, "end", i, args)
+
+    def step(self, test, step, i, args):
+        """Client i sends args; every client it makes the servers send to reads that."""
+        self.log.append((i, args))
+        frames = self.frames(i, args)
+        self.pairs[i].send(*args)
+        for j, n in frames.items():
+            if n:
+                want, got = self.pairs[j].read(frames=n)
+                if canon_unsubscribes(canon(got)) != canon_unsubscribes(canon(want)):
+                    test.fail("seed %d (RINGCACHE_TEST_SEED=%d replays it), step %s: client %d "
+                              "after client %d sent %r\n  redis:     %r\n  ringcache: %r\n"
+                              "  last steps: %r" % (self.seed, self.seed, step, j, i, args,
+                                                    want, got, self.log[-12:]))
 
 
 class RandomBase(ServersTestCase):
     STEPS = 250
+    FRESH_SECONDS = 2
 
-    def test_random_session(self):
-        seeds = ([int(os.environ["RC_RANDOM_SEED"])] if "RC_RANDOM_SEED" in os.environ
-                 else [1000 * self.THREADS + k for k in range(2)])
-        for seed in seeds:
-            with self.subTest(seed=seed):
-                session = RandomSession(self.servers, random.Random(seed), self.STEPS)
-                try:
-                    for p, m in zip(session.pairs, session.models):
-                        if m.resp3:
-                            want, got = p.step("HELLO", "3")
-                            self.assertEqual(got, want)
-                    session.run(self)
-                finally:
-                    session.close()
-                    p = self.servers.pair()
-                    p.step("CONFIG", "SET", "notify-keyspace-events", "", "hz", "10")
-                    p.close()
+    def session(self, seed):
+        with self.subTest(seed=seed):
+            session = RandomSession(self.servers, seed, self.STEPS)
+            try:
+                for p, m in zip(session.pairs, session.models):
+                    if m.resp3:
+                        want, got = p.step("HELLO", "3")
+                        self.assertEqual(got, want)
+                session.run(self)
+            finally:
+                session.close()
+                p = self.servers.pair()
+                p.step("CONFIG", "SET", "notify-keyspace-events", "", "hz", HZ)
+                p.close()
+
+    def test_fixed_seeds(self):
+        for k in range(2):
+            self.session(1000 * self.THREADS + k)
+
+    def test_fresh_seeds(self):
+        """Sessions on consecutive seeds for FRESH_SECONDS (at least one)."""
+        first = int(os.environ.get("RINGCACHE_TEST_SEED") or random.randrange(1 << 32))
+        print("fresh seeds from %d" % first, flush=True)
+        deadline = time.monotonic() + self.FRESH_SECONDS
+        for seed in itertools.count(first):
+            self.session(seed)
+            if time.monotonic() > deadline:
+                break
 
 
 per_thread_count(RandomBase, "Random", globals())
