@@ -1,8 +1,8 @@
 """The ringcache binary as a child process, for the Python integration tests.
 
-ctest runs each test_*.py as `python3 test_x.py <path-to-ringcache>`; `main()` takes the
-path from argv. ServerTestCase starts one server per test class and fails the class if
-the server does not exit 0 on SIGTERM.
+ctest runs each test class as `python3 test_x.py <path-to-ringcache> <Class>`; `main()`
+takes the path from argv. ServerTestCase starts one server per test class and fails the
+class if the server does not exit 0 on SIGTERM.
 """
 
 import os
@@ -117,10 +117,27 @@ class ServerTestCase(unittest.TestCase):
         cls.server.stop_ok()
 
 
+# ctest counts an entry that exits with this as skipped (SKIP_RETURN_CODE in
+# tests/CMakeLists.txt), where unittest's own exit code would report it passed.
+SKIPPED_EXIT_CODE = 77
+
+
 def main():
-    """Entry point of every test module: `python3 test_x.py <path-to-ringcache>`."""
+    """Entry point of every test module: `python3 test_x.py <path-to-ringcache> [Class ...]`
+    (ctest names one class per entry). Exits 1 on a failure, SKIPPED_EXIT_CODE when a test
+    was skipped, which counts as a failure under RINGCACHE_CI=1 (CI installs every client
+    a test could skip for)."""
     global BINARY
     if len(sys.argv) < 2:
-        sys.exit("usage: %s <path-to-ringcache>" % os.path.basename(sys.argv[0]))
+        sys.exit("usage: %s <path-to-ringcache> [Class ...]" % os.path.basename(sys.argv[0]))
     BINARY = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    result = unittest.main(verbosity=2, exit=False).result
+    if not result.wasSuccessful() or result.testsRun == 0:
+        sys.exit(1)
+    if result.skipped:
+        if os.environ.get("RINGCACHE_CI") == "1":
+            print("FAIL: RINGCACHE_CI=1 and %d test(s) skipped: %s" % (
+                len(result.skipped), "; ".join("%s: %s" % (t.id(), why)
+                                              for t, why in result.skipped)), flush=True)
+            sys.exit(1)
+        sys.exit(SKIPPED_EXIT_CODE)

@@ -96,6 +96,7 @@ class Model:
         self.channels = set()
         self.patterns = set()
         self.multi = False
+        self.queued = set()  # KEYS its transaction writes
 
     def subscribed(self):
         return bool(self.channels or self.patterns)
@@ -115,18 +116,34 @@ class RandomSession:
         self.steps = steps
         self.pairs = [servers.pair() for _ in range(3)]
         self.models = [Model(self.rng.random() < 0.5) for _ in self.pairs]
+        # KEYS written by a command whose reply was dropped, and by whom, until that client
+        # gets a reply again: replies come in order, so then the write has been done.
+        self.unanswered = {}
         self.log = []
 
     def close(self):
         for p in self.pairs:
             p.close()
 
-    def pick(self, m):
+    def free_keys(self, i):
+        """The KEYS client i may use: a write nobody waited for may still be on its way to
+        its shard in ringcache, where a command of i's could overtake it; so may one that
+        another client's transaction queued, if its EXEC goes unanswered."""
+        taken = {k for k, j in self.unanswered.items() if j != i}
+        for j, m in enumerate(self.models):
+            if j != i:
+                taken |= m.queued
+        return [k for k in KEYS if k not in taken]
+
+    def pick(self, i):
         r = self.rng
+        m = self.models[i]
+        keys = self.free_keys(i)
         choices = ["ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
         if not m.limited():
-            choices += ["publish", "publish", "reply", "config_set", "config_get", "set",
-                        "get", "incr"]
+            choices += ["publish", "publish", "reply", "config_set", "config_get"]
+            if keys:
+                choices += ["set", "get", "incr"]
             if not (m.off or m.skip or m.multi):
                 choices += ["setbit", "bitcount", "bitpos", "bitop", "bitfield", "copy", "lcs"]
             choices += ["exec", "discard", "shutdown", "nosuch"] if m.multi else ["multi"]
@@ -155,11 +172,11 @@ class RandomSession:
         if kind == "config_get":
             return ["CONFIG", "GET", r.choice(CONFIG_GETS)]
         if kind == "set":
-            return ["SET", r.choice(KEYS), str(r.randrange(50))]
+            return ["SET", r.choice(keys), str(r.randrange(50))]
         if kind == "get":
-            return ["GET", r.choice(KEYS)]
+            return ["GET", r.choice(keys)]
         if kind == "incr":
-            return ["INCR", r.choice(KEYS)]
+            return ["INCR", r.choice(keys)]
         if kind == "setbit":
             return ["SETBIT", r.choice(BKEYS), str(r.randrange(64)), r.choice("01")]
         if kind in ("bitcount", "bitpos"):
@@ -191,8 +208,8 @@ class RandomSession:
         return [kind.upper()]
 
     def frames(self, i, args):
-        """{client index: frames} that args, sent by client i, makes the servers send;
-        updates the model."""
+        """({client index: frames} that args, sent by client i, makes the servers send,
+        whether i gets a reply); updates the model."""
         m = self.models[i]
         name = args[0].upper()
         out = {j: 0 for j in range(len(self.models))}
@@ -221,7 +238,7 @@ class RandomSession:
             if not m.off:
                 out[i] += pushes
                 m.skip = True
-                return out
+                return out, False
         elif name == "PUBLISH" and not m.multi:
             for j, other in enumerate(self.models):
                 out[j] += other.hears(args[1])
@@ -231,22 +248,37 @@ class RandomSession:
             m.multi = False
         m.skip = False
         out[i] += pushes + (0 if silenced else replies)
-        return out
+        return out, not silenced and replies > 0
 
     def run(self, test):
         for step in range(self.steps):
             i = self.rng.randrange(len(self.pairs))
-            self.step(test, step, i, self.pick(self.models[i]))
-        # Nothing may be left unread on either side: every client ends with a SUBSCRIBE,
-        # confirmed in every state (outside MULTI), behind whatever else it was sent.
+            self.step(test, step, i, self.pick(i))
+        # Every client ends with a reply, so nothing is left on its way (the next session
+        # starts with FLUSHALL), nor unread on either side: whatever came before it must be
+        # the same.
         for i, m in enumerate(self.models):
-            for args in ([["DISCARD"]] if m.multi else []) + [["SUBSCRIBE", "__end__"]]:
+            end = [["DISCARD"]] if m.multi else []
+            end += [["UNSUBSCRIBE"], ["PUNSUBSCRIBE"]] if m.limited() else []
+            for args in end + [["CLIENT", "REPLY", "ON"]]:
                 self.step(test, "end", i, args)
 
     def step(self, test, step, i, args):
         """Client i sends args; every client it makes the servers send to reads that."""
         self.log.append((i, args))
-        frames = self.frames(i, args)
+        m = self.models[i]
+        name, silenced, queued = args[0].upper(), m.off or m.skip, m.multi
+        frames, replied = self.frames(i, args)
+        if name in ("SET", "INCR") and queued:
+            m.queued.add(args[1])
+        elif name in ("SET", "INCR") and silenced:
+            self.unanswered[args[1]] = i
+        elif name == "EXEC" and silenced:
+            self.unanswered.update((k, i) for k in m.queued)
+        if name in ("EXEC", "DISCARD"):
+            m.queued.clear()
+        if replied:
+            self.unanswered = {k: j for k, j in self.unanswered.items() if j != i}
         self.pairs[i].send(*args)
         for j, n in frames.items():
             if n:
@@ -266,6 +298,8 @@ class RandomBase(ServersTestCase):
         with self.subTest(seed=seed):
             session = RandomSession(self.servers, seed, self.STEPS)
             try:
+                want, got = session.pairs[0].step("FLUSHALL")
+                self.assertEqual(got, want)
                 for p, m in zip(session.pairs, session.models):
                     if m.resp3:
                         want, got = p.step("HELLO", "3")
