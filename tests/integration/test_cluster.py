@@ -360,11 +360,23 @@ class ThreeProcessesTest(ClusterChecks, unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.map_path = os.path.join(cls.tmp.name, "slots.json")
-        cls.nodes = [(r, free_port()) for r in RANGES]
-        cls.write_map(cls.nodes)
-        cls.servers = [Ringcache(args=["--port", str(p), "--threads", "2", "--cluster-enabled",
-                                       "yes", "--cluster-config-file", cls.map_path])
-                       for _, p in cls.nodes]
+        # Under `ctest -j` another test's server can take a port between free_port() and
+        # the bind: then all three start again, on new ports.
+        for attempt in range(5):
+            cls.nodes = [(r, free_port()) for r in RANGES]
+            cls.write_map(cls.nodes)
+            cls.servers = []
+            try:
+                for _, p in cls.nodes:
+                    cls.servers.append(Ringcache(args=[
+                        "--port", str(p), "--threads", "2", "--cluster-enabled", "yes",
+                        "--cluster-config-file", cls.map_path]))
+                break
+            except RuntimeError as e:
+                for s in cls.servers:
+                    s.stop()
+                if "Address already in use" not in str(e) or attempt == 4:
+                    raise
         cls.seed = cls.nodes[0][1]
 
     @classmethod

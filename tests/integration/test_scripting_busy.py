@@ -231,8 +231,11 @@ class BusyCase(unittest.TestCase):
         later, on a connection of its own that is dropped)."""
         def held():
             probe = self.conn()
-            probe.send(("GET", key))
-            return probe.read_frames(1, limit=held_s) == b""
+            try:
+                probe.send(("GET", key))
+                return probe.read_frames(1, limit=held_s) == b""
+            finally:
+                probe.close()
         wait_for(held, "a script to run on the shard of %s" % key)
 
     def kill(self, via):

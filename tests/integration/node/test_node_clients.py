@@ -61,7 +61,7 @@ def ClientsBase():
 def ClientsDir():
     """Where this package-lock, under this node, is installed: shared by every build
     directory of the clone."""
-    return os.path.join(ClientsBase(), InstallStamp()[:16])
+    return os.path.join(ClientsBase(), InstallStamp()[:16])  # Install prunes by this shape
 
 
 def Install():
@@ -75,7 +75,7 @@ def Install():
         # Installs of other lock files or node versions are stale: the clone has one.
         for name in os.listdir(base):
             other = os.path.join(base, name)
-            if not name.startswith(".") and other != target and os.path.isdir(other):
+            if re.fullmatch("[0-9a-f]{16}", name) and other != target:
                 shutil.rmtree(other, ignore_errors=True)
 
 
