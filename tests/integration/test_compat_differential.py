@@ -40,6 +40,18 @@ class CompatBase(ServersTestCase):
         for c in cmds:
             self.same(p.step(*c), "command %r" % (c,))
 
+    @staticmethod
+    def client_ids(p):
+        """[redis's, ringcache's] id of p's connection."""
+        return [re.search(rb":(\d+)", t).group(1) for t in p.step("CLIENT", "ID")]
+
+    @staticmethod
+    def client_list(via, ids):
+        """(redis's, ringcache's) CLIENT LIST line of the connection `ids` names."""
+        via.redis.send(("CLIENT", "LIST", "ID", ids[0]))
+        via.rc.send(("CLIENT", "LIST", "ID", ids[1]))
+        return via.read(frames=1)
+
     # 1. Pushes are not replies: CLIENT REPLY OFF/SKIP leave them alone.
     def test_silenced_subscriber_gets_confirmations_and_messages(self):
         for proto in ("2", "3"):
@@ -80,8 +92,12 @@ class CompatBase(ServersTestCase):
 
     def test_silenced_monitor_sees_nothing(self):
         mon, other = self.pair(), self.pair()
+        ids = self.client_ids(mon)
         self.same(mon.step("MONITOR"))
         self.same(mon.step("CLIENT", "REPLY", "OFF", frames=0))
+        # It answers nothing: CLIENT LIST (which MONITOR does not show) says it has run.
+        wait_for(lambda: all(b" cmd=client|reply " in t for t in self.client_list(other, ids)),
+                 lambda: "CLIENT REPLY OFF to run: %r" % (self.client_list(other, ids),))
         self.same(other.step("SET", "a", "1"))
         self.assertEqual(self.same(mon.read(frames=0)), b"")
         # +OK, then its own line; a line of the SET, come late, would be read first.
@@ -241,14 +257,11 @@ class CompatBase(ServersTestCase):
     def test_client_buffers(self):
         # `watch` looks at a and b with CLIENT LIST; they send only what is compared.
         a, b, watch = self.pair(), self.pair(), self.pair()
-        ids = [[re.search(rb":(\d+)", t).group(1) for t in c.step("CLIENT", "ID")]
-               for c in (a, b)]
+        ids = [self.client_ids(a), self.client_ids(b)]
 
         def listed(c):
             """[redis's, ringcache's] buffers of client c (0: a, 1: b)."""
-            watch.redis.send(("CLIENT", "LIST", "ID", ids[c][0]))
-            watch.rc.send(("CLIENT", "LIST", "ID", ids[c][1]))
-            return [self.buffers(text) for text in watch.read(frames=1)]
+            return [self.buffers(text) for text in self.client_list(watch, ids[c])]
 
         # Not rbp, until a's PING: a's and b's last reply, the id, has as many digits
         # as the id.

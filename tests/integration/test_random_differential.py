@@ -43,6 +43,10 @@ CONFIG_SETS = [
 CONFIG_GETS = ["slowlog-max-len", "zset-max-ziplist-entries", "ZSET-MAX-LISTPACK-VALUE",
                "notify-keyspace-events", "hz", "slaveof", "nosuch",
                "list-max-ziplist-size", "list-compress-depth"]
+# Stand for the settings (CONFIG SET writes them all) and for the subscriptions (what
+# PUBLISH reads) where KEYS are named.
+CONFIG = "(config)"
+PUBSUB = "(pubsub)"
 # RESP2 subscribers may run only these.
 SUBSCRIBED_OK = {"SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING"}
 
@@ -96,7 +100,7 @@ class Model:
         self.channels = set()
         self.patterns = set()
         self.multi = False
-        self.queued = set()  # KEYS its transaction writes
+        self.queued = set()  # KEYS and CONFIG its transaction writes
 
     def subscribed(self):
         return bool(self.channels or self.patterns)
@@ -116,8 +120,9 @@ class RandomSession:
         self.steps = steps
         self.pairs = [servers.pair() for _ in range(3)]
         self.models = [Model(self.rng.random() < 0.5) for _ in self.pairs]
-        # KEYS written by a command whose reply was dropped, and by whom, until that client
-        # gets a reply again: replies come in order, so then the write has been done.
+        # KEYS, CONFIG and PUBSUB written by a command whose reply was dropped, and by
+        # whom, until that client gets a reply again: replies come in order, so then the
+        # write has been done.
         self.unanswered = {}
         self.log = []
 
@@ -125,23 +130,30 @@ class RandomSession:
         for p in self.pairs:
             p.close()
 
-    def free_keys(self, i):
-        """The KEYS client i may use: a write nobody waited for may still be on its way to
-        its shard in ringcache, where a command of i's could overtake it; so may one that
-        another client's transaction queued, if its EXEC goes unanswered."""
+    def free(self, i):
+        """The KEYS, CONFIG and PUBSUB client i may use: a write nobody waited for may
+        still be on its way in ringcache (to a shard, to the subscribers), where a command
+        of i's could overtake it; so may one that another client's transaction queued, if
+        its EXEC goes unanswered."""
         taken = {k for k, j in self.unanswered.items() if j != i}
         for j, m in enumerate(self.models):
             if j != i:
                 taken |= m.queued
-        return [k for k in KEYS if k not in taken]
+        return [k for k in KEYS + [CONFIG, PUBSUB] if k not in taken]
 
     def pick(self, i):
         r = self.rng
         m = self.models[i]
-        keys = self.free_keys(i)
-        choices = ["ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
+        free = self.free(i)
+        keys = [k for k in free if k in KEYS]
+        pubsub = PUBSUB in free
+        choices = ["ping"]
+        if pubsub:
+            choices += ["subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
         if not m.limited():
-            choices += ["publish", "publish", "reply", "config_set", "config_get"]
+            choices += ["publish", "publish", "reply"] if pubsub else ["reply"]
+            if CONFIG in free:
+                choices += ["config_set", "config_get"]
             if keys:
                 choices += ["set", "get", "incr"]
             if not (m.off or m.skip or m.multi):
@@ -269,10 +281,13 @@ class RandomSession:
         m = self.models[i]
         name, silenced, queued = args[0].upper(), m.off or m.skip, m.multi
         frames, replied = self.frames(i, args)
-        if name in ("SET", "INCR") and queued:
-            m.queued.add(args[1])
-        elif name in ("SET", "INCR") and silenced:
-            self.unanswered[args[1]] = i
+        written = (args[1] if name in ("SET", "INCR")
+                   else CONFIG if args[:2] == ["CONFIG", "SET"]
+                   else PUBSUB if name == "PUBLISH" else None)
+        if written and queued:
+            m.queued.add(written)
+        elif written and silenced:
+            self.unanswered[written] = i
         elif name == "EXEC" and silenced:
             self.unanswered.update((k, i) for k in m.queued)
         if name in ("EXEC", "DISCARD"):
