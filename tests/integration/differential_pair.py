@@ -2,39 +2,85 @@
 command goes to redis-server and to ringcache, and what each sent back (replies and
 pushes) is compared after scrubbing what legitimately differs (times, ids, addresses).
 
-A command may answer nothing (CLIENT REPLY OFF) or more than one frame (SUBSCRIBE a b,
-messages), so replies are not counted: redis-server, which answers at once, is read
-until it has been quiet for a moment, and ringcache until it has sent as many bytes (or
-a deadline passes, so a missing reply shows as a difference, not a hang).
+Each read names how many frames it expects (none under CLIENT REPLY OFF, several for
+SUBSCRIBE a b or messages) and returns as soon as both servers sent that many, with
+whatever else had already arrived; a deadline makes a missing reply a difference, not a
+hang. A frame too many therefore shows up at once or at the connection's next read, and
+nothing waits for a server to stay quiet.
 """
 
 import re
 import socket
 import subprocess
+import tempfile
 import time
 import unittest
 
 from ringcache_server import Ringcache, free_port
 
+# redis-server acts on SIGTERM in its cron: at 100 Hz stopping takes ~10 ms, not ~100.
+HZ = "100"
+
 
 class RedisServer:
-    def __init__(self, extra=()):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"]
-            + list(extra), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port)).close()
+    """redis-server on a free port, started only when it is known to be this child that
+    answers: under `ctest -j` another test's server (a ringcache, even) can take the port
+    between free_port() and redis binding it, so the answer to INFO must carry our pid.
+    Its output (warnings only) is kept in a file for failure messages."""
+
+    ATTEMPTS = 5
+    READY_TIMEOUT_S = 20
+
+    def __init__(self, extra=(), binary="redis-server"):
+        errors = []
+        for _ in range(self.ATTEMPTS):
+            self.port = free_port()
+            self.log = tempfile.TemporaryFile()
+            self.proc = subprocess.Popen(
+                [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "no", "--loglevel", "warning", "--hz", HZ] + list(extra),
+                stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            if self._answers():
                 return
+            self.stop()
+            errors.append(self.output())
+        raise RuntimeError("redis-server did not start on any of %d ports; its output:\n%s"
+                           % (self.ATTEMPTS, "\n".join(errors)))
+
+    def _answers(self):
+        """Whether our child answers on the port; False once it has exited (the port was
+        taken) or the deadline passed."""
+        want = b"process_id:%d\r\n" % self.proc.pid
+        deadline = time.monotonic() + self.READY_TIMEOUT_S
+        while time.monotonic() < deadline and self.proc.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=5) as s:
+                    s.sendall(encode(["INFO", "server"]))
+                    reply = b""
+                    while count_frames(reply) < 1:
+                        chunk = s.recv(65536)
+                        if not chunk:
+                            break
+                        reply += chunk
+                if want in reply:
+                    return True
             except OSError:
-                time.sleep(0.05)
-        raise RuntimeError("redis-server did not start")
+                pass
+            time.sleep(0.005)
+        return False
+
+    def output(self):
+        self.log.seek(0)
+        return self.log.read().decode(errors="replace")
 
     def stop(self):
+        """SIGTERM; returns the exit code."""
         self.proc.terminate()
-        self.proc.wait(timeout=10)
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
 
 
 def encode(args):
@@ -106,24 +152,22 @@ class Conn:
     def send(self, args):
         self.sock.sendall(encode(args))
 
-    def read_quiet(self, quiet=0.03, limit=2.0):
-        """Everything that arrives until nothing has for `quiet` seconds."""
+    def pending(self):
+        """What has arrived and not been read yet, without waiting for more."""
         out = b""
-        deadline = time.monotonic() + limit
-        self.sock.settimeout(quiet)
-        while time.monotonic() < deadline:
-            try:
-                chunk = self.sock.recv(65536)
-            except socket.timeout:
-                break
-            if not chunk:
-                break
-            out += chunk
+        self.sock.setblocking(False)
+        try:
+            while chunk := self.sock.recv(65536):
+                out += chunk
+        except BlockingIOError:
+            pass
+        finally:
+            self.sock.setblocking(True)
         return out
 
     def _read_until(self, done, limit):
-        """Reads until `done(bytes so far)` or `limit` seconds, then what follows at
-        once (so extra bytes show up as a difference too)."""
+        """Reads until `done(bytes so far)` or `limit` seconds, then whatever else has
+        arrived (so extra bytes show up as a difference too)."""
         out = b""
         deadline = time.monotonic() + limit
         while not done(out):
@@ -138,13 +182,14 @@ class Conn:
             if not chunk:
                 return out
             out += chunk
-        return out + self.read_quiet(quiet=0.005)
+        return out + self.pending()
 
-    def read_frames(self, n, limit=5.0):
-        """`n` complete RESP frames, or what came before `limit` seconds."""
+    def read_frames(self, n, limit=10.0):
+        """`n` complete RESP frames (0: only what is there now), or what came before
+        `limit` seconds."""
         return self._read_until(lambda out: count_frames(out) >= n, limit)
 
-    def read_at_least(self, n, limit=5.0):
+    def read_at_least(self, n, limit=10.0):
         """At least `n` bytes, or what came before `limit` seconds."""
         return self._read_until(lambda out: len(out) >= n, limit)
 
@@ -163,21 +208,16 @@ class Pair:
         self.redis.send(args)
         self.rc.send(args)
 
-    def read(self, frames=None, quiet=0.1):
-        """(redis's bytes, ringcache's bytes) since the last read, scrubbed. Both are read
-        for `frames` frames when the caller knows how many come; else redis-server until
-        it has been quiet for `quiet` seconds and ringcache for as many bytes."""
-        if frames is None:
-            want = self.redis.read_quiet(quiet)
-            got = self.rc.read_at_least(len(want))
-        else:
-            want = self.redis.read_frames(frames)
-            got = self.rc.read_frames(frames)
+    def read(self, frames):
+        """(redis's bytes, ringcache's bytes) since the last read, scrubbed: `frames`
+        frames from each, and whatever else had arrived."""
+        want = self.redis.read_frames(frames)
+        got = self.rc.read_frames(frames)
         return scrub(want), scrub(got)
 
     def step(self, *args, frames=1):
-        """Sends a command to both; `frames`: how many frames it answers (None: unknown,
-        such as none under CLIENT REPLY OFF)."""
+        """Sends a command to both; `frames`: how many frames it answers (0 under CLIENT
+        REPLY OFF, say)."""
         self.send(*args)
         return self.read(frames)
 
@@ -187,12 +227,13 @@ class Pair:
 
 
 class Servers:
-    """A redis-server and a ringcache with `threads` threads."""
+    """A redis-server and a ringcache with `threads` threads, configured alike: ringcache
+    gets the reference's --hz too, which CONFIG GET and INFO show."""
 
     def __init__(self, threads, extra=()):
         self.redis = RedisServer(extra)
         try:
-            self.rc = Ringcache(threads=threads, extra=extra)
+            self.rc = Ringcache(threads=threads, extra=["--hz", HZ] + list(extra))
         except Exception:
             self.redis.stop()
             raise

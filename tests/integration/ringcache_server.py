@@ -1,8 +1,8 @@
 """The ringcache binary as a child process, for the Python integration tests.
 
-ctest runs each test_*.py as `python3 test_x.py <path-to-ringcache>`; `main()` takes the
-path from argv. ServerTestCase starts one server per test class and fails the class if
-the server does not exit 0 on SIGTERM.
+ctest runs each test class as `python3 test_x.py <path-to-ringcache> <Class>`; `main()`
+takes the path from argv. ServerTestCase starts one server per test class and fails the
+class if the server does not exit 0 on SIGTERM.
 """
 
 import os
@@ -16,6 +16,9 @@ import time
 import unittest
 
 BINARY = None  # set by main()
+# Gitignored, in the clone: what the build directories of one clone share (clients, caches).
+CACHE_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), ".cache")
 READY = re.compile(rb"Ready to accept connections tcp port=(\d+)\n")
 
 
@@ -26,6 +29,22 @@ def free_port():
     port = s.getsockname()[1]
     s.close()
     return port
+
+
+def wait_for(probe, what, timeout=10.0, interval=0.01):
+    """Calls probe() until it returns something true, and returns that; after `timeout`
+    seconds fails with `what` (or what() if it is a function, say to describe the state
+    then). The timeout is generous: sanitizer builds on a loaded machine are slow, and a
+    passing run returns as soon as the condition holds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = probe()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("timed out after %.0f s waiting for %s"
+                                 % (timeout, what() if callable(what) else what))
+        time.sleep(interval)
 
 
 class Ringcache:
@@ -98,10 +117,27 @@ class ServerTestCase(unittest.TestCase):
         cls.server.stop_ok()
 
 
+# ctest counts an entry that exits with this as skipped (SKIP_RETURN_CODE in
+# tests/CMakeLists.txt), where unittest's own exit code would report it passed.
+SKIPPED_EXIT_CODE = 77
+
+
 def main():
-    """Entry point of every test module: `python3 test_x.py <path-to-ringcache>`."""
+    """Entry point of every test module: `python3 test_x.py <path-to-ringcache> [Class ...]`
+    (ctest names one class per entry). Exits 1 on a failure, SKIPPED_EXIT_CODE when a test
+    was skipped, which counts as a failure under RINGCACHE_CI=1 (CI installs every client
+    a test could skip for)."""
     global BINARY
     if len(sys.argv) < 2:
-        sys.exit("usage: %s <path-to-ringcache>" % os.path.basename(sys.argv[0]))
+        sys.exit("usage: %s <path-to-ringcache> [Class ...]" % os.path.basename(sys.argv[0]))
     BINARY = sys.argv.pop(1)
-    unittest.main(verbosity=2)
+    result = unittest.main(verbosity=2, exit=False).result
+    if not result.wasSuccessful() or result.testsRun == 0:
+        sys.exit(1)
+    if result.skipped:
+        if os.environ.get("RINGCACHE_CI") == "1":
+            print("FAIL: RINGCACHE_CI=1 and %d test(s) skipped: %s" % (
+                len(result.skipped), "; ".join("%s: %s" % (t.id(), why)
+                                              for t, why in result.skipped)), flush=True)
+            sys.exit(1)
+        sys.exit(SKIPPED_EXIT_CODE)

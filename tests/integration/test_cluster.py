@@ -20,6 +20,7 @@ import os
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import unittest
 
@@ -28,6 +29,10 @@ from redis.cluster import RedisCluster
 
 import ringcache_server
 from ringcache_server import Ringcache, free_port, main
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "node"))
+import test_node_clients  # noqa: E402  (where ctest installs the node clients)
 
 RANGES = [(0, 5460), (5461, 10922), (10923, 16383)]  # redis-cli's split of 3 masters
 REDISC = "/usr/share/gocode/src/github.com/mna/redisc"  # Debian's golang-github-mna-redisc-dev
@@ -249,12 +254,12 @@ class ClusterChecks:
         self.assertEqual(self.cli(first, "GET", "foo", cluster=True), "via-cli")
 
     def test_ioredis_cluster_client(self):
-        here = os.path.dirname(os.path.abspath(__file__))
-        modules = os.path.join(os.path.dirname(ringcache_server.BINARY), "node-clients",
-                               "node_modules")
+        if shutil.which("node") is None:
+            self.skipTest("node is not installed (scripts/setup.sh installs it)")
+        modules = os.path.join(test_node_clients.ClientsDir(), "node_modules")
         if not os.path.isdir(os.path.join(modules, "ioredis")):
             self.skipTest("ioredis is not installed (ctest's node_clients_install does it)")
-        out = subprocess.run(["node", os.path.join(here, "node", "ioredis_cluster_test.js"),
+        out = subprocess.run(["node", os.path.join(HERE, "node", "ioredis_cluster_test.js"),
                               str(self.seed)],
                              capture_output=True, text=True, timeout=120,
                              env=dict(os.environ, NODE_PATH=modules, NO_COLOR="1"))
@@ -265,10 +270,10 @@ class ClusterChecks:
     def test_go_redisc_cluster_client(self):
         if shutil.which("go") is None or not os.path.isdir(REDISC):
             self.skipTest("go or redisc is not installed (scripts/setup.sh installs both)")
-        here = os.path.dirname(os.path.abspath(__file__))
-        # Go's build cache beside the build, so that a rerun does not compile again.
-        cache = os.path.join(os.path.dirname(ringcache_server.BINARY), "go-cache")
-        out = subprocess.run(["go", "run", os.path.join(here, "go", "redisc_cluster.go"),
+        # Go's build cache in the clone, shared by its build directories (go locks it), so
+        # that only the first run compiles.
+        cache = os.path.join(ringcache_server.CACHE_DIR, "go-build")
+        out = subprocess.run(["go", "run", os.path.join(HERE, "go", "redisc_cluster.go"),
                               str(self.seed)],
                              capture_output=True, text=True, timeout=300,
                              env=dict(os.environ, GOPATH="/usr/share/gocode", GO111MODULE="off",
@@ -355,11 +360,23 @@ class ThreeProcessesTest(ClusterChecks, unittest.TestCase):
     def setUpClass(cls):
         cls.tmp = tempfile.TemporaryDirectory()
         cls.map_path = os.path.join(cls.tmp.name, "slots.json")
-        cls.nodes = [(r, free_port()) for r in RANGES]
-        cls.write_map(cls.nodes)
-        cls.servers = [Ringcache(args=["--port", str(p), "--threads", "2", "--cluster-enabled",
-                                       "yes", "--cluster-config-file", cls.map_path])
-                       for _, p in cls.nodes]
+        # Under `ctest -j` another test's server can take a port between free_port() and
+        # the bind: then all three start again, on new ports.
+        for attempt in range(5):
+            cls.nodes = [(r, free_port()) for r in RANGES]
+            cls.write_map(cls.nodes)
+            cls.servers = []
+            try:
+                for _, p in cls.nodes:
+                    cls.servers.append(Ringcache(args=[
+                        "--port", str(p), "--threads", "2", "--cluster-enabled", "yes",
+                        "--cluster-config-file", cls.map_path]))
+                break
+            except RuntimeError as e:
+                for s in cls.servers:
+                    s.stop()
+                if "Address already in use" not in str(e) or attempt == 4:
+                    raise
         cls.seed = cls.nodes[0][1]
 
     @classmethod

@@ -11,6 +11,7 @@ import time
 
 import ringcache_server
 from differential_pair import ServersTestCase, parse_all, per_thread_count
+from ringcache_server import wait_for
 
 
 class CompatBase(ServersTestCase):
@@ -35,9 +36,21 @@ class CompatBase(ServersTestCase):
         self.assertEqual(got, want, what)
         return got
 
-    def script(self, p, *cmds, frames=1):
+    def script(self, p, *cmds):
         for c in cmds:
-            self.same(p.step(*c, frames=frames), "command %r" % (c,))
+            self.same(p.step(*c), "command %r" % (c,))
+
+    @staticmethod
+    def client_ids(p):
+        """[redis's, ringcache's] id of p's connection."""
+        return [re.search(rb":(\d+)", t).group(1) for t in p.step("CLIENT", "ID")]
+
+    @staticmethod
+    def client_list(via, ids):
+        """(redis's, ringcache's) CLIENT LIST line of the connection `ids` names."""
+        via.redis.send(("CLIENT", "LIST", "ID", ids[0]))
+        via.rc.send(("CLIENT", "LIST", "ID", ids[1]))
+        return via.read(frames=1)
 
     # 1. Pushes are not replies: CLIENT REPLY OFF/SKIP leave them alone.
     def test_silenced_subscriber_gets_confirmations_and_messages(self):
@@ -45,18 +58,23 @@ class CompatBase(ServersTestCase):
             sub, pub = self.pair(), self.pair()
             if proto == "3":
                 self.same(sub.step("HELLO", "3"))
-            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=None))
+            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=0))
             got = self.same(sub.step("SUBSCRIBE", "ch", "other", frames=2))
             self.assertIn(b"subscribe", got)
             self.same(sub.step("PSUBSCRIBE", "c*"))
             self.same(pub.step("PUBLISH", "ch", "hello"))
             got = self.same(sub.read(frames=2), "messages, RESP" + proto)
             self.assertIn(b"hello", got)
-            self.script(sub, ("PING",), ("UNSUBSCRIBE", "other"), ("UNSUBSCRIBE",),
-                        ("PUNSUBSCRIBE",), ("UNSUBSCRIBE",), ("PUNSUBSCRIBE", "x"),
-                        ("CLIENT", "REPLY", "ON"), ("CLIENT", "REPLY", "SKIP"),
-                        ("SUBSCRIBE", "a"), ("PING",), ("UNSUBSCRIBE",), ("PING",),
-                        frames=None)
+            # Frames as redis-server 7.0 sends them: replies only once REPLY is ON and
+            # not skipped, every (un)subscribe confirmation. A frame either server sends
+            # beyond these shows up at one of the following reads.
+            for c, frames in ((("PING",), 0), (("UNSUBSCRIBE", "other"), 1),
+                              (("UNSUBSCRIBE",), 1), (("PUNSUBSCRIBE",), 1),
+                              (("UNSUBSCRIBE",), 1), (("PUNSUBSCRIBE", "x"), 1),
+                              (("CLIENT", "REPLY", "ON"), 1), (("CLIENT", "REPLY", "SKIP"), 0),
+                              (("SUBSCRIBE", "a"), 1), (("PING",), 1), (("UNSUBSCRIBE",), 1),
+                              (("PING",), 1)):
+                self.same(sub.step(*c, frames=frames), "command %r" % (c,))
 
     def test_silenced_listener_hears_expiry(self):
         cfg = self.pair()
@@ -64,7 +82,7 @@ class CompatBase(ServersTestCase):
         try:
             sub = self.pair()
             self.same(sub.step("HELLO", "3"))
-            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=None))
+            self.same(sub.step("CLIENT", "REPLY", "OFF", frames=0))
             self.same(sub.step("SUBSCRIBE", "__keyevent@0__:expired"))
             self.same(cfg.step("SET", "gone", "v", "PX", "20"))
             got = self.same(sub.read(frames=1))
@@ -74,11 +92,16 @@ class CompatBase(ServersTestCase):
 
     def test_silenced_monitor_sees_nothing(self):
         mon, other = self.pair(), self.pair()
+        ids = self.client_ids(mon)
         self.same(mon.step("MONITOR"))
-        self.same(mon.step("CLIENT", "REPLY", "OFF", frames=None))
+        self.same(mon.step("CLIENT", "REPLY", "OFF", frames=0))
+        # It answers nothing: CLIENT LIST (which MONITOR does not show) says it has run.
+        wait_for(lambda: all(b" cmd=client|reply " in t for t in self.client_list(other, ids)),
+                 lambda: "CLIENT REPLY OFF to run: %r" % (self.client_list(other, ids),))
         self.same(other.step("SET", "a", "1"))
-        self.assertEqual(self.same(mon.read()), b"")
-        self.same(mon.step("CLIENT", "REPLY", "ON", frames=2))  # +OK, then its own line
+        self.assertEqual(self.same(mon.read(frames=0)), b"")
+        # +OK, then its own line; a line of the SET, come late, would be read first.
+        self.same(mon.step("CLIENT", "REPLY", "ON", frames=2))
         self.same(other.step("SET", "a", "2"))
         self.same(mon.read(frames=1))
 
@@ -232,19 +255,32 @@ class CompatBase(ServersTestCase):
                 for n in (b"qbuf", b"qbuf-free", b"argv-mem", b"rbs", b"rbp")]
 
     def test_client_buffers(self):
-        a, b = self.pair(), self.pair()
-        ids = [re.search(rb":(\d+)", t).group(1).decode() for t in b.step("CLIENT", "ID")]
-        time.sleep(1)  # Redis's cron has shrunk both reply buffers
+        # `watch` looks at a and b with CLIENT LIST; they send only what is compared.
+        a, b, watch = self.pair(), self.pair(), self.pair()
+        ids = [self.client_ids(a), self.client_ids(b)]
+
+        def listed(c):
+            """[redis's, ringcache's] buffers of client c (0: a, 1: b)."""
+            return [self.buffers(text) for text in self.client_list(watch, ids[c])]
+
+        # Not rbp, until a's PING: a's and b's last reply, the id, has as many digits
+        # as the id.
+        def shrunk():
+            # Redis's cron shrinks an idle client's 16 kB reply buffer; ringcache's too.
+            return all(want[3] != b"16384" and got[:4] == want[:4]
+                       for want, got in (listed(0), listed(1)))
+        wait_for(shrunk, lambda: "reply buffers to shrink: %r" % [listed(0), listed(1)])
         self.same(a.step("PING"))
         want, got = a.step("CLIENT", "INFO")
         self.assertEqual(self.buffers(got), self.buffers(want))
-        for wait in (0, 3.5):  # Redis frees an idle client's query buffer after 2 s
-            time.sleep(wait)
-            a.redis.send(("CLIENT", "LIST", "ID", ids[0]))
-            a.rc.send(("CLIENT", "LIST", "ID", ids[1]))
-            want, got = a.read(frames=1)
-            # Not rbp: b's last reply, its id, has as many digits as the id.
-            self.assertEqual(self.buffers(got)[:4], self.buffers(want)[:4], "idle %s s" % wait)
+        want, got = listed(1)
+        self.assertEqual(got[:4], want[:4], "b idle")
+
+        def freed():
+            # Redis frees the query buffer of a client idle for 2 s.
+            want, got = listed(1)
+            return want[1] == b"0" and got[:4] == want[:4]
+        wait_for(freed, lambda: "b's query buffer to be freed: %r" % listed(1))
 
     # 8. CLIENT PAUSE: held clients count as blocked; the dataset does not change.
     def blocked(self, p):
@@ -252,13 +288,9 @@ class CompatBase(ServersTestCase):
                 for b in p.step("INFO", "clients")]
 
     def wait_blocked(self, p, n):
-        deadline = time.monotonic() + 2
-        while time.monotonic() < deadline:
-            counts = self.blocked(p)
-            if counts[1] == str(n).encode() and counts[0] == counts[1]:
-                return
-            time.sleep(0.02)
-        self.fail("blocked_clients %r, want %d on both; clients %r" % (counts, n, self.flags(p)))
+        wait_for(lambda: self.blocked(p) == [str(n).encode()] * 2,
+                 lambda: "blocked_clients %r to be %d on both; clients %r"
+                 % (self.blocked(p), n, self.flags(p)))
 
     def flags(self, p):
         out = []
@@ -281,8 +313,6 @@ class CompatBase(ServersTestCase):
         c.send("PUBLISH", "ch", "m")
         d.send("EXEC")
         self.wait_blocked(a, 3)
-        self.same(b.read(quiet=0.05))
-        self.same(d.read(quiet=0.05))
         want, got = self.flags(a)
         self.assertEqual(got, want)
         time.sleep(max(0, set_at + 0.5 - time.monotonic()))  # e is past its deadline
@@ -293,14 +323,19 @@ class CompatBase(ServersTestCase):
         self.assertEqual(sorted(got.split(b"\r\n")), sorted(want.split(b"\r\n")))
         self.assertEqual([re.search(rb"expired_keys:(\d+)", s).group(1)
                           for s in a.step("INFO", "stats")], expired)
+        # Held: no reply yet, a pause's worth of round trips after they were sent.
+        self.same(b.read(frames=0))
+        self.same(d.read(frames=0))
         self.assertLess(time.monotonic() - paused_at, 5, "the pause ended before the checks")
         self.same(a.step("CLIENT", "UNPAUSE"))
         self.same(b.read(frames=1))
         self.same(c.read(frames=1))
         self.same(d.read(frames=1))
         self.wait_blocked(a, 0)
-        time.sleep(0.25)
-        self.script(a, ("DBSIZE",), ("EXISTS", "e", "x", "{keep}y"))
+        # e, past its deadline, goes once the pause is over (active expiry: DBSIZE does
+        # not look at it).
+        wait_for(lambda: a.step("DBSIZE") == (b":3\r\n",) * 2, "e to expire on both")
+        self.script(a, ("EXISTS", "e", "x", "{keep}y"))
 
     def test_pause_all_and_read_only_exec(self):
         a, b = self.pair(), self.pair()
@@ -309,10 +344,13 @@ class CompatBase(ServersTestCase):
         self.same(b.step("EXEC",))  # reads only: not held
         self.same(b.step("GET", "k"))
         self.same(a.step("CLIENT", "UNPAUSE"))
+        paused_at = time.monotonic()
         self.same(a.step("CLIENT", "PAUSE", "300", "ALL"))
         b.send("GET", "k")
-        self.same(b.read(quiet=0.05))
-        self.same(b.read(frames=1))
+        # Held until the pause ends (the server's 300 ms start after paused_at).
+        got = b.rc.read_frames(1)
+        self.assertGreaterEqual(time.monotonic() - paused_at, 0.29, "answered while paused")
+        self.assertEqual(got, b.redis.read_frames(1))
 
 
 per_thread_count(CompatBase, "Compat", globals())

@@ -4,18 +4,22 @@ redis-server and to ringcache (1, 2 and 3 threads) by three clients at once; eve
 each client receives (replies and pushes) must be the same.
 
 A small model of each client (protocol, reply mode, subscriptions, transaction) says how
-many frames a step sends to whom, so reading never waits on a timeout. The seed is
-printed with any difference; RC_RANDOM_SEED=<n> replays one.
+many frames a step sends to whom, so reading never waits on a timeout. Each class runs
+two fixed seeds, then sessions on fresh seeds for a few seconds, from
+RINGCACHE_TEST_SEED if it is set (else a random one). A difference names its seed;
+RINGCACHE_TEST_SEED=<seed> runs that session first.
 
 Run by ctest as `/usr/bin/python3 test_random_differential.py <path-to-ringcache>`.
 """
 
 import fnmatch
+import itertools
 import os
 import random
+import time
 
 import ringcache_server
-from differential_pair import ServersTestCase, parse, per_thread_count
+from differential_pair import HZ, ServersTestCase, parse, per_thread_count
 
 CHANNELS = ["ch0", "ch1", "news"]
 PATTERNS = ["ch*", "ch[01]", "n?ws", "*"]
@@ -39,6 +43,10 @@ CONFIG_SETS = [
 CONFIG_GETS = ["slowlog-max-len", "zset-max-ziplist-entries", "ZSET-MAX-LISTPACK-VALUE",
                "notify-keyspace-events", "hz", "slaveof", "nosuch",
                "list-max-ziplist-size", "list-compress-depth"]
+# Stand for the settings (CONFIG SET writes them all) and for the subscriptions (what
+# PUBLISH reads) where KEYS are named.
+CONFIG = "(config)"
+PUBSUB = "(pubsub)"
 # RESP2 subscribers may run only these.
 SUBSCRIBED_OK = {"SUBSCRIBE", "PSUBSCRIBE", "UNSUBSCRIBE", "PUNSUBSCRIBE", "PING"}
 
@@ -92,6 +100,7 @@ class Model:
         self.channels = set()
         self.patterns = set()
         self.multi = False
+        self.queued = set()  # KEYS and CONFIG its transaction writes
 
     def subscribed(self):
         return bool(self.channels or self.patterns)
@@ -105,23 +114,48 @@ class Model:
 
 
 class RandomSession:
-    def __init__(self, servers, rng, steps):
-        self.rng = rng
+    def __init__(self, servers, seed, steps):
+        self.seed = seed
+        self.rng = random.Random(seed)
         self.steps = steps
         self.pairs = [servers.pair() for _ in range(3)]
-        self.models = [Model(rng.random() < 0.5) for _ in self.pairs]
+        self.models = [Model(self.rng.random() < 0.5) for _ in self.pairs]
+        # KEYS, CONFIG and PUBSUB written by a command whose reply was dropped, and by
+        # whom, until that client gets a reply again: replies come in order, so then the
+        # write has been done.
+        self.unanswered = {}
         self.log = []
 
     def close(self):
         for p in self.pairs:
             p.close()
 
-    def pick(self, m):
+    def free(self, i):
+        """The KEYS, CONFIG and PUBSUB client i may use: a write nobody waited for may
+        still be on its way in ringcache (to a shard, to the subscribers), where a command
+        of i's could overtake it; so may one that another client's transaction queued, if
+        its EXEC goes unanswered."""
+        taken = {k for k, j in self.unanswered.items() if j != i}
+        for j, m in enumerate(self.models):
+            if j != i:
+                taken |= m.queued
+        return [k for k in KEYS + [CONFIG, PUBSUB] if k not in taken]
+
+    def pick(self, i):
         r = self.rng
-        choices = ["ping", "subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
+        m = self.models[i]
+        free = self.free(i)
+        keys = [k for k in free if k in KEYS]
+        pubsub = PUBSUB in free
+        choices = ["ping"]
+        if pubsub:
+            choices += ["subscribe", "psubscribe", "unsubscribe", "punsubscribe"]
         if not m.limited():
-            choices += ["publish", "publish", "reply", "config_set", "config_get", "set",
-                        "get", "incr"]
+            choices += ["publish", "publish", "reply"] if pubsub else ["reply"]
+            if CONFIG in free:
+                choices += ["config_set", "config_get"]
+            if keys:
+                choices += ["set", "get", "incr"]
             if not (m.off or m.skip or m.multi):
                 choices += ["setbit", "bitcount", "bitpos", "bitop", "bitfield", "copy", "lcs"]
             choices += ["exec", "discard", "shutdown", "nosuch"] if m.multi else ["multi"]
@@ -150,11 +184,11 @@ class RandomSession:
         if kind == "config_get":
             return ["CONFIG", "GET", r.choice(CONFIG_GETS)]
         if kind == "set":
-            return ["SET", r.choice(KEYS), str(r.randrange(50))]
+            return ["SET", r.choice(keys), str(r.randrange(50))]
         if kind == "get":
-            return ["GET", r.choice(KEYS)]
+            return ["GET", r.choice(keys)]
         if kind == "incr":
-            return ["INCR", r.choice(KEYS)]
+            return ["INCR", r.choice(keys)]
         if kind == "setbit":
             return ["SETBIT", r.choice(BKEYS), str(r.randrange(64)), r.choice("01")]
         if kind in ("bitcount", "bitpos"):
@@ -186,8 +220,8 @@ class RandomSession:
         return [kind.upper()]
 
     def frames(self, i, args):
-        """{client index: frames} that args, sent by client i, makes the servers send;
-        updates the model."""
+        """({client index: frames} that args, sent by client i, makes the servers send,
+        whether i gets a reply); updates the model."""
         m = self.models[i]
         name = args[0].upper()
         out = {j: 0 for j in range(len(self.models))}
@@ -216,7 +250,7 @@ class RandomSession:
             if not m.off:
                 out[i] += pushes
                 m.skip = True
-                return out
+                return out, False
         elif name == "PUBLISH" and not m.multi:
             for j, other in enumerate(self.models):
                 out[j] += other.hears(args[1])
@@ -226,50 +260,85 @@ class RandomSession:
             m.multi = False
         m.skip = False
         out[i] += pushes + (0 if silenced else replies)
-        return out
+        return out, not silenced and replies > 0
 
     def run(self, test):
         for step in range(self.steps):
             i = self.rng.randrange(len(self.pairs))
-            args = self.pick(self.models[i])
-            self.log.append((i, args))
-            frames = self.frames(i, args)
-            self.pairs[i].send(*args)
-            for j, n in frames.items():
-                if n:
-                    want, got = self.pairs[j].read(frames=n)
-                    if canon_unsubscribes(canon(got)) != canon_unsubscribes(canon(want)):
-                        test.fail("step %d: client %d after client %d sent %r\n  redis:     %r"
-                                  "\n  ringcache: %r\n  last steps: %r"
-                                  % (step, j, i, args, want, got, self.log[-12:]))
-        # Nothing may be left unread on either side.
-        for j, p in enumerate(self.pairs):
-            want, got = p.read(quiet=0.05)
-            if got != want:
-                test.fail("at the end, client %d\n  redis:     %r\n  ringcache: %r"
-                          % (j, want, got))
+            self.step(test, step, i, self.pick(i))
+        # Every client ends with a reply, so nothing is left on its way (the next session
+        # starts with FLUSHALL), nor unread on either side: whatever came before it must be
+        # the same.
+        for i, m in enumerate(self.models):
+            end = [["DISCARD"]] if m.multi else []
+            end += [["UNSUBSCRIBE"], ["PUNSUBSCRIBE"]] if m.limited() else []
+            for args in end + [["CLIENT", "REPLY", "ON"]]:
+                self.step(test, "end", i, args)
+
+    def step(self, test, step, i, args):
+        """Client i sends args; every client it makes the servers send to reads that."""
+        self.log.append((i, args))
+        m = self.models[i]
+        name, silenced, queued = args[0].upper(), m.off or m.skip, m.multi
+        frames, replied = self.frames(i, args)
+        written = (args[1] if name in ("SET", "INCR")
+                   else CONFIG if args[:2] == ["CONFIG", "SET"]
+                   else PUBSUB if name == "PUBLISH" else None)
+        if written and queued:
+            m.queued.add(written)
+        elif written and silenced:
+            self.unanswered[written] = i
+        elif name == "EXEC" and silenced:
+            self.unanswered.update((k, i) for k in m.queued)
+        if name in ("EXEC", "DISCARD"):
+            m.queued.clear()
+        if replied:
+            self.unanswered = {k: j for k, j in self.unanswered.items() if j != i}
+        self.pairs[i].send(*args)
+        for j, n in frames.items():
+            if n:
+                want, got = self.pairs[j].read(frames=n)
+                if canon_unsubscribes(canon(got)) != canon_unsubscribes(canon(want)):
+                    test.fail("seed %d (RINGCACHE_TEST_SEED=%d replays it), step %s: client %d "
+                              "after client %d sent %r\n  redis:     %r\n  ringcache: %r\n"
+                              "  last steps: %r" % (self.seed, self.seed, step, j, i, args,
+                                                    want, got, self.log[-12:]))
 
 
 class RandomBase(ServersTestCase):
     STEPS = 250
+    FRESH_SECONDS = 2
 
-    def test_random_session(self):
-        seeds = ([int(os.environ["RC_RANDOM_SEED"])] if "RC_RANDOM_SEED" in os.environ
-                 else [1000 * self.THREADS + k for k in range(2)])
-        for seed in seeds:
-            with self.subTest(seed=seed):
-                session = RandomSession(self.servers, random.Random(seed), self.STEPS)
-                try:
-                    for p, m in zip(session.pairs, session.models):
-                        if m.resp3:
-                            want, got = p.step("HELLO", "3")
-                            self.assertEqual(got, want)
-                    session.run(self)
-                finally:
-                    session.close()
-                    p = self.servers.pair()
-                    p.step("CONFIG", "SET", "notify-keyspace-events", "", "hz", "10")
-                    p.close()
+    def session(self, seed):
+        with self.subTest(seed=seed):
+            session = RandomSession(self.servers, seed, self.STEPS)
+            try:
+                want, got = session.pairs[0].step("FLUSHALL")
+                self.assertEqual(got, want)
+                for p, m in zip(session.pairs, session.models):
+                    if m.resp3:
+                        want, got = p.step("HELLO", "3")
+                        self.assertEqual(got, want)
+                session.run(self)
+            finally:
+                session.close()
+                p = self.servers.pair()
+                p.step("CONFIG", "SET", "notify-keyspace-events", "", "hz", HZ)
+                p.close()
+
+    def test_fixed_seeds(self):
+        for k in range(2):
+            self.session(1000 * self.THREADS + k)
+
+    def test_fresh_seeds(self):
+        """Sessions on consecutive seeds for FRESH_SECONDS (at least one)."""
+        first = int(os.environ.get("RINGCACHE_TEST_SEED") or random.randrange(1 << 32))
+        print("fresh seeds from %d" % first, flush=True)
+        deadline = time.monotonic() + self.FRESH_SECONDS
+        for seed in itertools.count(first):
+            self.session(seed)
+            if time.monotonic() > deadline:
+                break
 
 
 per_thread_count(RandomBase, "Random", globals())

@@ -11,6 +11,10 @@ script is busy, so the busy thread's own turn accepts them.
 Run by ctest as `/usr/bin/python3 test_scripting_busy.py <path-to-ringcache>`.
 """
 
+import ast
+import hashlib
+import os
+import subprocess
 import time
 import unittest
 
@@ -18,7 +22,7 @@ from redis.crc import key_slot
 
 import ringcache_server
 from differential_pair import Conn, RedisServer, parse
-from ringcache_server import Ringcache
+from ringcache_server import Ringcache, wait_for
 
 THRESHOLD = "100"
 LOOP = "while true do end"
@@ -84,15 +88,36 @@ def ev(body, *keys):
 
 
 class RedisReference:
-    """What redis-server 7.0 answers in each scenario, gathered once."""
+    """What redis-server 7.0 answers in each scenario. Gathering spins redis-server for
+    ~2 s and every class of every build directory needs the same answers, so they are
+    kept in the clone's cache, under a hash of this file and of the server's version."""
 
     texts = None
 
     @classmethod
     def get(cls):
         if cls.texts is None:
-            cls.texts = cls._gather()
+            path = cls._cache_path()
+            try:
+                with open(path) as f:
+                    cls.texts = ast.literal_eval(f.read())
+            except (OSError, ValueError, SyntaxError):
+                cls.texts = cls._gather()
+                os.makedirs(os.path.dirname(path), exist_ok=True)
+                with open("%s.%d" % (path, os.getpid()), "w") as f:
+                    f.write(repr(cls.texts))
+                os.replace(f.name, path)
         return cls.texts
+
+    @staticmethod
+    def _cache_path():
+        key = hashlib.sha256()
+        with open(__file__, "rb") as f:
+            key.update(f.read())
+        key.update(subprocess.run(["redis-server", "--version"], capture_output=True,
+                                  check=True).stdout)
+        return os.path.join(ringcache_server.CACHE_DIR, "test-reference",
+                            "scripting_busy-%s" % key.hexdigest()[:16])
 
     @staticmethod
     def _gather():
@@ -185,21 +210,33 @@ class BusyCase(unittest.TestCase):
         caller = caller or self.caller
         caller.send(command or ev(body, *keys))
         probe = self.conn()
-        deadline = time.monotonic() + 5
-        # A GET that overtook the EVAL (another connection) gets the value: again.
-        while (got := probe.call("GET", keys[0])) != self.redis[busy]:
+
+        def busy_reply():
+            # A GET that overtook the EVAL (another connection) gets the value: again.
+            got = probe.call("GET", keys[0], limit=20)
             self.assertIsNotNone(got)
-            self.assertLess(time.monotonic(), deadline, "shard of %s is not busy" % keys[0])
-            time.sleep(0.01)
+            return got == self.redis[busy]
+        wait_for(busy_reply, "the shard of %s to be busy" % keys[0])
         return caller
 
     def wait_busy(self, thread):
         """Until `thread` answers -BUSY to its own connections (a PING read before the
         script's EVAL still gets PONG)."""
-        deadline = time.monotonic() + 5
-        while self.on_thread[thread][0].call("PING") != self.redis["ping"]:
-            self.assertLess(time.monotonic(), deadline, "thread %d is not busy" % thread)
-            time.sleep(0.01)
+        wait_for(lambda: self.on_thread[thread][0].call("PING") == self.redis["ping"],
+                 "thread %d to be busy" % thread)
+
+    def wait_running(self, key, held_s=0.2):
+        """Until a script runs on `key`'s shard, busy or not: a GET of the key, answered
+        at once while the shard is idle, goes unanswered for `held_s` (it is answered
+        later, on a connection of its own that is dropped)."""
+        def held():
+            probe = self.conn()
+            try:
+                probe.send(("GET", key))
+                return probe.read_frames(1, limit=held_s) == b""
+            finally:
+                probe.close()
+        wait_for(held, "a script to run on the shard of %s" % key)
 
     def kill(self, via):
         self.assertEqual(via.call("SCRIPT", "KILL"), b"+OK")
@@ -291,17 +328,27 @@ class BusyScriptTest(BusyCase):
         self.assertEqual((c.call("CONFIG", "GET", "lua-time-limit"),
                           c.call("CONFIG", "GET", "busy-reply-threshold"),
                           c.call("CONFIG", "SET", "lua-time-limit", "-1")), self.redis["config"])
-        # 0: never busy. The script runs to its end while the thread's clients wait.
+        # 0: never busy. The script runs to its end while the thread's clients wait: a PING
+        # sent meanwhile is answered PONG after the script's end. The script returns when
+        # it started and ended (TIME, in microseconds, this host's clock): a PING sent
+        # outside that span tested nothing, and is sent again with the next script.
         self.assertEqual(c.call("CONFIG", "SET", "lua-time-limit", "0"), b"+OK")
         same_thread = self.on_thread[0][0]
-        start = time.monotonic()
-        self.caller.send(ev("local t = redis.call('time') local s = t[1] * 1000000 + t[2] "
-                            "repeat for i = 1, 20000 do end t = redis.call('time') "
-                            "until t[1] * 1000000 + t[2] - s > 400000 return 1", self.keys[0]))
-        time.sleep(0.2)
-        self.assertEqual(same_thread.call("PING"), b"+PONG")
-        self.assertGreater(time.monotonic() - start, 0.35)
-        self.assertEqual(self.caller.reply(), b":1")
+        for _ in range(5):
+            self.caller.send(ev("local t = redis.call('time') local s = t[1] * 1000000 + t[2] "
+                                "repeat for i = 1, 20000 do end t = redis.call('time') "
+                                "until t[1] * 1000000 + t[2] - s > 400000 "
+                                "return {s, t[1] * 1000000 + t[2]}", self.keys[0]))
+            self.wait_running(self.keys[0], held_s=0.05)
+            sent = time.time() * 1e6
+            pong = same_thread.call("PING", limit=20)
+            answered = time.time() * 1e6
+            started, ended = (int(t[1:]) for t in self.caller.reply(limit=20))
+            if started < sent < ended:
+                self.assertEqual(pong, b"+PONG")
+                self.assertGreater(answered, ended, "PING answered while the script ran")
+                return
+        self.fail("no PING was sent while its script ran")
 
 class BusyScriptTwoThreads(BusyScriptTest):
     THREADS = 2
@@ -363,15 +410,19 @@ class BusyScriptTwoThreads(BusyScriptTest):
 
     def test_script_waiting_on_a_busy_shard(self):
         # A multi-shard script on thread 1 reaches shard 0 while shard 0's script runs:
-        # it waits there (thread 1 serves on), and completes once that one is killed.
+        # it waits there (thread 1 serves on), and completes once that one is killed. It
+        # must arrive while the script runs but is not busy yet (a busy shard's -BUSY is
+        # answered at once): a longer threshold leaves room.
+        self.assertEqual(self.conn().call("CONFIG", "SET", "busy-reply-threshold", "500"), b"+OK")
         a, b = self.keys[0], self.keys[1]
         self.caller.send(ev(LOOP, a))
-        time.sleep(0.02)  # running, not busy yet: the dispatcher lets the next one go
+        self.wait_running(a)
         waiter = self.on_thread[1][-1]
         waiter.send(ev("return redis.call('incr', KEYS[1]) + redis.call('incr', KEYS[2])",
                        "{%s}n" % b, "{%s}n" % a))
         self.wait_busy(0)
         self.assertEqual(self.on_thread[1][0].call("PING"), b"+PONG")
+        self.assertEqual(waiter.pending(), b"", "the waiter did not wait for the busy shard")
         self.kill(self.on_thread[0][0])
         self.assertEqual(self.caller.reply(), self.redis["killed"])
         self.assertEqual(waiter.reply(), b":2")

@@ -2,7 +2,7 @@
 // ioredis 5's Cluster client against a ringcache cluster whose node (or main port) is
 // 127.0.0.1:<argv[2]>: it discovers the nodes with CLUSTER SLOTS, writes and reads keys
 // spread over every node, runs a hash-tagged MSET and a pipeline, and sees CROSSSLOT.
-// Run by tests/integration/test_cluster.py with NODE_PATH=<build>/node-clients/node_modules.
+// Run by tests/integration/test_cluster.py with NODE_PATH set as test_node_clients.py does.
 
 const {test, after} = require('node:test');
 const assert = require('node:assert/strict');

@@ -2,7 +2,8 @@
 // ioredis 5's scripting against a server on 127.0.0.1:<argv[2]>: defineCommand (EVALSHA,
 // then EVAL when the server answers NOSCRIPT) alone, in pipelines and in MULTI, and
 // eval / evalsha / script as apps call them. Run through test_node_clients.py, or by hand:
-// NODE_PATH=<build>/node-clients/node_modules node ioredis_scripting_test.js <port>.
+// NODE_PATH=$(python3 test_node_clients.py dir)/node_modules node ioredis_scripting_test.js
+// <port>.
 
 const {test, before, after, beforeEach} = require('node:test');
 const assert = require('node:assert/strict');

@@ -1,7 +1,7 @@
 'use strict';
 // ioredis 5 (RESP2) against a server on 127.0.0.1:<argv[2]>. Run through
-// test_node_clients.py, or by hand: NODE_PATH=<build>/node-clients/node_modules
-// node ioredis_test.js <port>. Every test starts from FLUSHALL.
+// test_node_clients.py, or by hand: NODE_PATH=$(python3 test_node_clients.py
+// dir)/node_modules node ioredis_test.js <port>. Every test starts from FLUSHALL.
 
 const {test, before, after, beforeEach} = require('node:test');
 const assert = require('node:assert/strict');

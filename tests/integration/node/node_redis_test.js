@@ -1,7 +1,7 @@
 'use strict';
 // node-redis 5 (package `redis`) speaking RESP3 (HELLO 3 on connect) against a server on
 // 127.0.0.1:<argv[2]>. Run through test_node_clients.py, or by hand:
-// NODE_PATH=<build>/node-clients/node_modules node node_redis_test.js <port>.
+// NODE_PATH=$(python3 test_node_clients.py dir)/node_modules node node_redis_test.js <port>.
 // Besides the client's typed commands, raw sendCommand() replies show what the RESP3
 // decoder saw: maps arrive as objects, doubles as numbers, nulls as null, and pub/sub
 // messages only arrive if the server sent them as push frames.

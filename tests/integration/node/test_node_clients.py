@@ -2,30 +2,36 @@
 
 Run by ctest in two steps:
 
-  test_node_clients.py install <dir>
-      npm ci of package.json / package-lock.json (beside this file) into <dir>, once: a
-      stamp of the lock file and node's version makes later runs skip npm entirely.
-  test_node_clients.py run <server-binary> <dir> <script.js>
+  test_node_clients.py install
+      npm ci of package.json / package-lock.json (beside this file) into a folder of the
+      clone (ClientsDir: .cache/node-clients/<hash of the manifests and node's version>),
+      once for every build directory: later runs, from any of them, skip npm entirely. A
+      lock makes concurrent installs (build, build-asan, build-tsan) wait for the first.
+  test_node_clients.py run <server-binary> <script.js>
       starts the server on a free port (ringcache with 3 threads; or redis-server, to
       check the scripts themselves against the real thing), runs
-      `node <script.js> <port>` with NODE_PATH=<dir>/node_modules, and passes when node
-      exits 0 having run at least one test and failed none. ringcache must also exit 0 on
-      SIGTERM afterwards.
+      `node <script.js> <port>` with NODE_PATH=<ClientsDir>/node_modules, and passes when
+      node exits 0 having run at least one test and failed none. ringcache must also exit
+      0 on SIGTERM afterwards.
+
+  test_node_clients.py dir
+      prints ClientsDir, for running a script by hand.
+
+RINGCACHE_NODE_CLIENTS=<folder> puts the installs there instead of .cache/node-clients.
 """
 
+import fcntl
 import hashlib
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
-import time
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from ringcache_server import Ringcache, free_port  # noqa: E402  (shared launcher)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from differential_pair import RedisServer  # noqa: E402  (shared launchers)
+from ringcache_server import CACHE_DIR, Ringcache  # noqa: E402
 MANIFESTS = ("package.json", "package-lock.json")
 THREADS = 3
 NPM_TIMEOUT_S = 540
@@ -48,22 +54,45 @@ def InstallStamp():
     return digest.hexdigest()
 
 
-def Install(target):
-    for tool in ("node", "npm"):
+def ClientsBase():
+    return os.environ.get("RINGCACHE_NODE_CLIENTS") or os.path.join(CACHE_DIR, "node-clients")
+
+
+def ClientsDir():
+    """Where this package-lock, under this node, is installed: shared by every build
+    directory of the clone."""
+    return os.path.join(ClientsBase(), InstallStamp()[:16])  # Install prunes by this shape
+
+
+def Install():
+    RequireNode("npm")
+    base = ClientsBase()
+    os.makedirs(base, exist_ok=True)
+    with open(os.path.join(base, ".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        target = ClientsDir()
+        InstallLocked(target)
+        # Installs of other lock files or node versions are stale: the clone has one.
+        for name in os.listdir(base):
+            other = os.path.join(base, name)
+            if re.fullmatch("[0-9a-f]{16}", name) and other != target:
+                shutil.rmtree(other, ignore_errors=True)
+
+
+def RequireNode(*tools):
+    for tool in ("node",) + tools:
         if shutil.which(tool) is None:
             Fail("%s is not installed; run scripts/setup.sh (Debian packages nodejs, npm)" % tool)
-    os.makedirs(target, exist_ok=True)
+
+
+def InstallLocked(target):
     stamp_path = os.path.join(target, ".installed")
-    stamp = InstallStamp()
     if os.path.isdir(os.path.join(target, "node_modules")) and os.path.exists(stamp_path):
-        with open(stamp_path) as f:
-            if f.read().strip() == stamp:
-                print("node clients already installed in %s" % target)
-                return
+        print("node clients already installed in %s" % target)
+        return
+    os.makedirs(target, exist_ok=True)
     for name in MANIFESTS:
         shutil.copyfile(os.path.join(HERE, name), os.path.join(target, name))
-    if os.path.exists(stamp_path):
-        os.remove(stamp_path)
     command = ["npm", "ci", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"]
     print("installing node clients: (cd %s && %s)" % (target, " ".join(command)), flush=True)
     try:
@@ -76,49 +105,20 @@ def Install(target):
         Fail("npm ci could not install ioredis and redis into %s (exit %d). Is the npm "
              "registry reachable from this machine? (npm config get registry). npm said:\n%s%s"
              % (target, out.returncode, out.stdout, out.stderr))
-    with open(stamp_path + ".tmp", "w") as f:
-        f.write(stamp + "\n")
-    os.replace(stamp_path + ".tmp", stamp_path)
+    # Written last: a folder without it (an install cut short) is installed again.
+    with open(stamp_path, "w") as f:
+        f.write("ok\n")
     print("node clients installed in %s" % target)
 
 
-class RedisServer:
-    """redis-server as a child process, with the interface of Ringcache."""
-
-    def __init__(self, binary):
-        self.port = free_port()
-        self.proc = subprocess.Popen(
-            [binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "no"],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        self.output = b""
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
-                return
-            except OSError:
-                if self.proc.poll() is not None or time.monotonic() > deadline:
-                    self.stop()
-                    raise RuntimeError("redis-server did not start; output:\n"
-                                       + self.output.decode(errors="replace"))
-                time.sleep(0.05)
-
-    def stop(self):
-        self.proc.terminate()
-        code = self.proc.wait(timeout=10)
-        self.output += self.proc.stdout.read()
-        self.proc.stdout.close()
-        return code
-
-
-def Run(binary, target, script):
-    modules = os.path.join(target, "node_modules")
+def Run(binary, script):
+    RequireNode()
+    modules = os.path.join(ClientsDir(), "node_modules")
     if not os.path.isdir(modules):
-        Fail("%s is missing: run `test_node_clients.py install %s` first (ctest runs the "
-             "node_clients_install fixture before the node tests)" % (modules, target))
+        Fail("%s is missing: run `test_node_clients.py install` first (ctest runs the "
+             "node_clients_install fixture before the node tests)" % modules)
     is_redis = os.path.basename(binary).startswith("redis-server")
-    server = RedisServer(binary) if is_redis else Ringcache(binary, THREADS)
+    server = RedisServer(binary=binary) if is_redis else Ringcache(binary, THREADS)
     env = dict(os.environ, NODE_PATH=modules, NO_COLOR="1")
     command = ["node", script, str(server.port)]
     print("$ NODE_PATH=%s %s" % (modules, " ".join(command)), flush=True)
@@ -147,10 +147,12 @@ def Run(binary, target, script):
 
 
 def main(argv):
-    if len(argv) == 3 and argv[1] == "install":
-        Install(os.path.abspath(argv[2]))
-    elif len(argv) == 5 and argv[1] == "run":
-        Run(argv[2], os.path.abspath(argv[3]), os.path.join(HERE, argv[4]))
+    if argv[1:] == ["install"]:
+        Install()
+    elif argv[1:] == ["dir"]:
+        print(ClientsDir())
+    elif len(argv) == 4 and argv[1] == "run":
+        Run(argv[2], os.path.join(HERE, argv[3]))
     else:
         sys.exit(__doc__)
 
