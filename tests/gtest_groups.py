@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Writes one ctest entry per gtest suite of a test binary (all its cases and parameters
-in one process), where gtest_discover_tests would write one per case.
+"""Writes one ctest entry per gtest suite of a test binary (all its cases in one process;
+one per parameter value of a parameterized suite), where gtest_discover_tests would
+write one per case.
 
 A process per case paid for a process start and, in the integration suite, a ringcache
 and a redis-server start per case (~2,800 server processes per build); a process per
@@ -14,19 +15,28 @@ import subprocess
 import sys
 
 
-def suites(binary):
-    """(suite name, number of cases) in the binary's order."""
+def groups(binary):
+    """(gtest filter, entry name, number of cases) in the binary's order: a suite, or for
+    a value-parameterized one ("Prefix/Suite", cases "Case/Param") a suite and a value,
+    so that its parameters run side by side."""
     listing = subprocess.run([binary, "--gtest_list_tests"], check=True, capture_output=True,
                              text=True, timeout=120).stdout
-    out = []
+    out = {}
+    suite = None
     for line in listing.splitlines():
         if not line.strip() or line.startswith("Running main()"):
             continue
         if not line.startswith(" "):
-            out.append([line.split("#")[0].strip().rstrip("."), 0])
-        elif out:
-            out[-1][1] += 1
-    return out
+            suite = line.split("#")[0].strip().rstrip(".")
+            continue
+        case = line.split("#")[0].strip()
+        if "/" in suite and "/" in case:
+            param = case.rsplit("/", 1)[1]
+            key = ("%s.*/%s" % (suite, param), "%s/%s" % (suite, param))
+        else:
+            key = (suite + ".*", suite)
+        out[key] = out.get(key, 0) + 1
+    return [(f, name, n) for (f, name), n in out.items()]
 
 
 def bracket(s):
@@ -43,10 +53,10 @@ def main():
     p.add_argument("--env", action="append", default=[])
     args = p.parse_args()
     lines = []
-    for suite, cases in suites(args.binary):
-        name = bracket(args.prefix + suite + args.suffix)
+    for gtest_filter, entry, cases in groups(args.binary):
+        name = bracket(args.prefix + entry + args.suffix)
         lines.append("add_test(%s %s %s --gtest_brief=1)" % (
-            name, bracket(args.binary), bracket("--gtest_filter=" + suite + ".*")))
+            name, bracket(args.binary), bracket("--gtest_filter=" + gtest_filter)))
         # SKIP_RETURN_CODE: tests/gtest_main.cc. COST: ctest starts the largest suites
         # first until it has measured times of its own.
         props = ["SKIP_RETURN_CODE 77", "COST %d" % cases]

@@ -45,7 +45,7 @@ class ConcurrencyTest : public RingcacheTest {
   using Check = std::function<bool(const std::vector<std::string>&)>;
   void WriterAndReaders(const std::vector<Args>& moves, const Check& move_ok,
                         const std::vector<Args>& read, const Check& read_ok) {
-    constexpr int kReaders = 3, kRounds = 1500, kBatch = 25;
+    constexpr int kReaders = 3, kRounds = 800, kBatch = 25;
     std::atomic<bool> writing{true}, found{false};
     std::atomic<int> reads{0};
     std::mutex mu;
