@@ -3,6 +3,7 @@
 // threads, multi-key commands span shards), sent to ringcache and to redis-server; every
 // reply must match. Replies whose order Redis leaves unspecified (a hashtable's members,
 // set algebra) are compared sorted; random picks are left out.
+// Fixed seeds, then a fresh one for a bounded time (seeds.h).
 
 #include <algorithm>
 #include <random>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "tests/integration/fixtures.h"
+#include "tests/integration/seeds.h"
 
 namespace rc::it {
 namespace {
@@ -171,9 +173,11 @@ std::string Sorted(std::string canon) {
 TEST_P(DiffHashSetRandomTest, SeededCommandsWithTransactions) {
   constexpr int kSteps = 2500;
   int mismatches = 0;
-  for (uint32_t seed : {1u, 2u}) {
+  for (TestSeed s : SeedsWithFresh({1u, 2u})) {
+    const uint32_t seed = s.value;
+    s.Begin();
     Generator gen(seed * 7919 + uint32_t(threads()));
-    for (int i = 0; i < kSteps; ++i) {
+    for (int i = 0; i < kSteps && !s.Expired(); ++i) {
       std::vector<Args> cmds;
       bool ordered = true;
       const bool transaction = gen.Pick(12) == 0;

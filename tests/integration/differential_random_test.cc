@@ -1,6 +1,7 @@
 // A seeded random sequence of string, bitmap and keyspace commands (COPY, LCS included) over a
 // small key set (so keys collide, and with 2-3 threads cross shards) sent to ringcache and to
 // redis-server; every reply must match. Replies that are unordered (KEYS) are compared sorted.
+// Fixed seeds, then a fresh one for a bounded time (seeds.h).
 
 #include <algorithm>
 #include <random>
@@ -10,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "tests/integration/fixtures.h"
+#include "tests/integration/seeds.h"
 
 namespace rc::it {
 namespace {
@@ -237,10 +239,12 @@ std::string SortedArray(const std::string& canon) {
 TEST_P(DiffRandomTest, ThreeThousandSeededCommands) {
   constexpr int kCommands = 3000;
   constexpr int kMaxReported = 10;
-  for (uint32_t seed : {1u, 2u}) {
+  for (TestSeed s : SeedsWithFresh({1u, 2u})) {
+    const uint32_t seed = s.value;
+    s.Begin();
     CommandGenerator gen(seed * 1000 + uint32_t(threads()));
     int mismatches = 0;
-    for (int i = 0; i < kCommands; ++i) {
+    for (int i = 0; i < kCommands && !s.Expired(); ++i) {
       Args cmd = gen.Next();
       std::string want = redisc_->Cmd(cmd);
       std::string got = rcc_->Cmd(cmd);

@@ -6,6 +6,7 @@
 // Sets stay small (Redis keeps them in listpacks, so ZSCAN answers whole and in order).
 // Lex-range commands only touch the "lex" keys, whose scores are all 0: with mixed scores
 // their result is unspecified in Redis (it depends on the encoding).
+// Fixed seeds, then a fresh one for a bounded time (seeds.h).
 
 #include <algorithm>
 #include <cstdio>
@@ -17,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "tests/integration/fixtures.h"
+#include "tests/integration/seeds.h"
 
 namespace rc::it {
 namespace {
@@ -263,9 +265,11 @@ TEST_P(DiffZsetRandomTest, RandomCommandsMatchRedis) {
   // How many replies were errors and how many non-empty arrays: the mix must exercise
   // real data, not only error paths.
   int errors = 0, arrays = 0, total = 0;
-  for (uint32_t seed : {1u, 2u}) {
+  for (TestSeed s : SeedsWithFresh({1u, 2u})) {
+    const uint32_t seed = s.value;
+    s.Begin();
     ZsetGenerator gen(seed * 1000 + uint32_t(threads()), keys, lex);
-    for (int i = 0; i < 2500; ++i) {
+    for (int i = 0; i < 2500 && !s.Expired(); ++i) {
       bool shape_only;
       Args cmd = gen.Next(&shape_only);
       SCOPED_TRACE(absl::StrCat("seed ", seed, " command #", i));

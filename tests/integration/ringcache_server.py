@@ -141,6 +141,8 @@ def main():
     if len(sys.argv) < 2:
         sys.exit("usage: %s <path-to-ringcache> [Class ...]" % os.path.basename(sys.argv[0]))
     BINARY = sys.argv.pop(1)
+    # CI runs these tests against a sanitizer build's server too (server_process.h).
+    BINARY = os.environ.get("RINGCACHE_SERVER") or BINARY
     result = unittest.main(verbosity=2, exit=False).result
     if not result.wasSuccessful() or result.testsRun == 0:
         sys.exit(1)

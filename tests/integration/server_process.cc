@@ -144,6 +144,11 @@ int ConnectTcp(int port, std::string* error) {
 
 }  // namespace
 
+std::string RingcacheBinary() {
+  const char* server = std::getenv("RINGCACHE_SERVER");
+  return server != nullptr && *server ? server : RINGCACHE_BINARY;
+}
+
 int PickFreePort() {
   int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
   sockaddr_in addr{};
@@ -296,7 +301,7 @@ std::string ServerProcess::Output() const {
 
 std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const Args& extra,
                                                              std::string* error, Sandbox sandbox) {
-  Args args = {RINGCACHE_BINARY, "--port", "0", "--threads", std::to_string(threads)};
+  Args args = {RingcacheBinary(), "--port", "0", "--threads", std::to_string(threads)};
   // ctest runs the suite a second time with RINGCACHE_IO_ENGINE=epoll; `extra` comes
   // after, so a test that names its engine keeps it.
   if (const char* engine = std::getenv("RINGCACHE_IO_ENGINE"); engine != nullptr && *engine) {

@@ -32,6 +32,10 @@ namespace rc::it {
 using Args = std::vector<std::string>;
 using std::chrono::milliseconds;
 
+// The ringcache binary the tests start: $RINGCACHE_SERVER when set (CI runs these tests
+// against a sanitizer build's server with them), else the one built beside the tests.
+std::string RingcacheBinary();
+
 // A TCP port on 127.0.0.1 that was free a moment ago (bind port 0, read it, close).
 int PickFreePort();
 
@@ -61,7 +65,7 @@ enum class Sandbox {
 
 class ServerProcess {
  public:
-  // Starts the built ringcache (RINGCACHE_BINARY) with `--port 0 --threads N`, then
+  // Starts RingcacheBinary() with `--port 0 --threads N`, then
   // `--io-engine $RINGCACHE_IO_ENGINE` when that is set, then `extra` flags, and waits for
   // its ready line. On failure returns null and sets `*error` (with the server's output);
   // also when the server runs another engine than RINGCACHE_IO_ENGINE names, but for

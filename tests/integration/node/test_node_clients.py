@@ -118,6 +118,8 @@ def Run(binary, script):
         Fail("%s is missing: run `test_node_clients.py install` first (ctest runs the "
              "node_clients_install fixture before the node tests)" % modules)
     is_redis = os.path.basename(binary).startswith("redis-server")
+    if not is_redis:  # a sanitizer build's server in CI (server_process.h)
+        binary = os.environ.get("RINGCACHE_SERVER") or binary
     server = RedisServer(binary=binary) if is_redis else Ringcache(binary, THREADS)
     env = dict(os.environ, NODE_PATH=modules, NO_COLOR="1")
     command = ["node", script, str(server.port)]
