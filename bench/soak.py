@@ -197,14 +197,14 @@ class Checker:
 
     UNKNOWN = object()
 
-    def __init__(self, port, tag, nkeys, nzsets, stats, stop_at, rng, strict=False):
+    def __init__(self, port, tag, nkeys, nzsets, stats, stop_at, rng):
         self.port, self.tag, self.stats, self.stop_at, self.rng = port, tag, stats, stop_at, rng
         self.keys = [b"ck:%s:%d" % (tag.encode(), i) for i in range(nkeys)]
         self.zkeys = [b"cz:%s:%d" % (tag.encode(), i) for i in range(nzsets)]
         self.model = {k: None for k in self.keys}
         self.zmodel = {k: {} for k in self.zkeys}   # key -> {member: score}
         self.seq = 0
-        self.typed = soak_checks.Model(tag, rng, stats, self.val, strict=strict)
+        self.typed = soak_checks.Model(tag, rng, stats, self.val)
         self.conn = Conn(port)
         self.conn2 = Conn(port)   # the other client of a blocked pop or a broken WATCH
         self.run_ops(self.typed.init_ops())
@@ -264,9 +264,6 @@ class Checker:
         for _ in range(n):
             if rng.random() < 0.5:
                 op = self.typed.random_op()
-                if op.first and cmds:
-                    self.run(cmds, plan)
-                    cmds, plan = [], []
                 cmds += op.cmds
                 plan.append(("op", op))
                 continue
@@ -552,9 +549,9 @@ class Checker:
         self.stats.ev("checker_sweeps")
 
 
-def run_checker(port, idx, stats, stop_at, seed, strict):
+def run_checker(port, idx, stats, stop_at, seed):
     rng = random.Random(seed)
-    c = Checker(port, f"{os.getpid()}.{idx}", 400, 8, stats, stop_at, rng, strict)
+    c = Checker(port, f"{os.getpid()}.{idx}", 400, 8, stats, stop_at, rng)
     last_sweep = time.time()
     while time.time() < stop_at:
         c.step()
@@ -831,7 +828,7 @@ ROLES = {"checker": run_checker, "load": run_load, "pub": run_publisher,
          "slow": run_slow_reader, "closer": run_closer, "hostile": run_hostile}
 
 
-def worker_process(port, roles, stop_at, seed, out_q, client_cpu, strict):
+def worker_process(port, roles, stop_at, seed, out_q, client_cpu):
     if client_cpu is not None:
         os.sched_setaffinity(0, client_cpu)
     stats = Stats(f"proc{seed}")
@@ -842,8 +839,6 @@ def worker_process(port, roles, stop_at, seed, out_q, client_cpu, strict):
             t = threading.Thread(target=run_subscriber, args=(port, i, stats, stop_at, s, False))
         elif role == "slowsub":
             t = threading.Thread(target=run_subscriber, args=(port, i, stats, stop_at, s, True))
-        elif role == "checker":
-            t = threading.Thread(target=run_checker, args=(port, i, stats, stop_at, s, strict))
         else:
             t = threading.Thread(target=ROLES[role], args=(port, i, stats, stop_at, s))
         t.daemon = True
@@ -931,8 +926,6 @@ def main():
     ap.add_argument("--roles", help="override the role mix, e.g. checker=4,load=8,hostile=2 "
                     "(roles: " + ",".join(list(ROLES) + ["sub", "slowsub"]) + ")")
     ap.add_argument("--redis", action="store_true", help="soak redis-server instead")
-    ap.add_argument("--strict", action="store_true",
-                    help="check what ringcache is known to get wrong too (bench/soak_checks.py)")
     ap.add_argument("--report", help="write the summary as markdown to this file")
     args = ap.parse_args()
 
@@ -974,8 +967,7 @@ def main():
     for p in range(args.procs):
         mine = roles[p::args.procs]
         pr = mp.Process(target=worker_process,
-                        args=(port, mine, stop_at, args.seed * 100 + p, out_q, client_cpu,
-                              args.strict))
+                        args=(port, mine, stop_at, args.seed * 100 + p, out_q, client_cpu))
         pr.start()
         procs.append(pr)
 

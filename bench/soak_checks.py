@@ -22,16 +22,6 @@ import time
 SHARD_SLOTS = 8192     # ringcache --threads 2: shard 0 owns the slots below, shard 1 the rest
 LIST_MAX = 30          # past this length a list op trims or pops instead of pushing
 
-# What a Model avoids unless `strict`, because ringcache gets it wrong with 2 threads or
-# more (Redis 7.0 does not): 1. inside a script, a command whose keys follow a numkeys
-# argument (SINTERCARD, ZINTERCARD, LMPOP, ...) fails with "This command needs every
-# shard"; 2. a WATCH pipelined behind an EXEC whose queue has a multi-shard command
-# registers before the writes queued after that command: a key among them is then seen
-# changed and the WATCH's transaction is aborted. Avoided, a WATCH transaction starts a
-# pipeline of its own. The soak keeps 0 violations on everything else; --strict shows
-# whether these are fixed.
-NOT_IN_SCRIPTS = {b"SINTERCARD"}
-
 FIELDS = [b"f%d" % i for i in range(10)]        # hash fields HSET writes (any bytes)
 IFIELDS = [b"i%d" % i for i in range(3)]        # hash fields only HINCRBY writes
 MEMBERS = [b"%d" % i for i in range(10)] + [b"m%d" % i for i in range(10)]  # intset, then not
@@ -117,11 +107,10 @@ class Op:
     `writes` are the keys it may change (unknown if its replies never come); `ro` ops
     only read, so they may run in EVAL_RO and FCALL_RO."""
 
-    __slots__ = ("name", "cmds", "check", "writes", "ro", "first")
+    __slots__ = ("name", "cmds", "check", "writes", "ro")
 
     def __init__(self, name, cmds, check, writes=(), ro=False):
         self.name, self.cmds, self.check, self.writes, self.ro = name, cmds, check, list(writes), ro
-        self.first = False   # must not be pipelined behind commands still unanswered
 
 
 class Model:
@@ -129,8 +118,8 @@ class Model:
     int (counter); empty means absent; None while unknown (a write whose reply was lost),
     until a reply that shows the whole key (HGETALL, SMEMBERS, LRANGE 0 -1, GET)."""
 
-    def __init__(self, tag, rng, stats, val, per_half=4, strict=False):
-        self.rng, self.stats, self.val, self.strict = rng, stats, val, strict
+    def __init__(self, tag, rng, stats, val, per_half=4):
+        self.rng, self.stats, self.val = rng, stats, val
         self.groups = {t: split_keys(b"c%s:%s" % (t[:1].encode(), tag.encode()), per_half)
                        for t in ("hash", "set", "list", "num")}
         self.data = {}
@@ -487,18 +476,17 @@ class Model:
 
     # ------------------------------------------------------------ composites
 
-    def single(self, ro=False, script=False):
+    def single(self, ro=False):
         """One command on one of the types, for a transaction or script."""
         while True:
             r = self.rng.random()
             op = (self.hash_op() if r < 0.3 else self.set_op() if r < 0.6 else
                   self.list_op() if r < 0.85 else self.num_op())
-            if ((op.ro or not ro) and
-                    (self.strict or not script or op.cmds[0][0] not in NOT_IN_SCRIPTS)):
+            if op.ro or not ro:
                 return op
 
-    def singles(self, ro=False, script=False):
-        return [self.single(ro, script) for _ in range(self.rng.randint(2, 5))]
+    def singles(self, ro=False):
+        return [self.single(ro) for _ in range(self.rng.randint(2, 5))]
 
     def fan_out(self, what, subs, got):
         """Gives each op its element of an EXEC or script reply."""
@@ -529,9 +517,7 @@ class Model:
         a, b = self.pick("num", 2)
         subs += [self.num_op_on(a), self.num_op_on(b)]
         self.rng.shuffle(subs)
-        op = self.multi(subs, watch=(a, b) + tuple(k for s in subs for k in s.writes))
-        op.first = not self.strict
-        return op
+        return self.multi(subs, watch=(a, b) + tuple(k for s in subs for k in s.writes))
 
     def num_op_on(self, k):
         n = self.rng.randint(1, 9)
@@ -566,7 +552,7 @@ class Model:
         ops EVAL_RO and FCALL_RO."""
         how = self.rng.choice((b"EVAL", b"EVALSHA", b"FCALL", b"EVAL_RO", b"FCALL_RO"))
         ro = how.endswith(b"_RO")
-        subs = self.singles(ro, script=True)
+        subs = self.singles(ro)
         keys = list(dict.fromkeys(k for s in subs for c in s.cmds for k in c if k in self.data))
         argv = []
         for s in subs:

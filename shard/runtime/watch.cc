@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/entry_table.h"
 #include "shard/command/client_state.h"
 #include "shard/runtime/shard_set.h"
 
@@ -34,8 +35,26 @@ void WatchedKeys::MarkDirty(const std::vector<std::shared_ptr<WatchState>>& stat
 
 namespace {
 
-// Runs `fn(shard, keys)` on the owner of each group of `keys`: inline for this thread's
-// shard, posted for the others (so it queues behind this client's earlier commands).
+// On the keys' shard: runs `fn(shard, keys)` now, or in the keys' turn in KeyLocks while
+// a multi-shard command holds one of them or earlier work waits for one. Writes the
+// client sent before its WATCH may still be to come there (an EXEC or a multi-shard
+// command writes after taking its locks; a command waits behind another client's), and
+// they must not count as changes. Removals take the same turn, so that none overtakes a
+// registration still waiting.
+template <typename Fn>
+void InKeyOrder(Shard& shard, std::vector<std::string> keys, const Fn& fn) {
+  KeyLocks& locks = shard.locks();
+  if (locks.Idle()) return fn(shard, keys);
+  std::vector<uint64_t> hashes;
+  hashes.reserve(keys.size());
+  for (const std::string& k : keys) hashes.push_back(HashKey(k));
+  if (locks.MayRun(hashes, false)) return fn(shard, keys);
+  locks.Enqueue(hashes, false, [&shard, keys = std::move(keys), fn] { fn(shard, keys); });
+}
+
+// Runs `fn(shard, keys)` on the owner of each group of `keys`, in the keys' order there
+// (InKeyOrder): inline for this thread's shard, posted for the others (so it queues
+// behind this client's earlier commands).
 template <typename Keys, typename Fn>
 void ForEachOwner(ShardThread& self, ShardSet& shards, const Keys& keys, Fn fn) {
   std::vector<std::vector<std::string>> by_shard(shards.size());
@@ -43,11 +62,11 @@ void ForEachOwner(ShardThread& self, ShardSet& shards, const Keys& keys, Fn fn) 
   for (uint32_t s = 0; s < by_shard.size(); ++s) {
     if (by_shard[s].empty()) continue;
     if (s == self.id()) {
-      fn(self.shard(), by_shard[s]);
+      InKeyOrder(self.shard(), std::move(by_shard[s]), fn);
       continue;
     }
     self.Post(s, [&shards, s, fn, mine = std::move(by_shard[s])]() mutable {
-      fn(shards.thread(s).shard(), mine);
+      InKeyOrder(shards.thread(s).shard(), std::move(mine), fn);
     });
   }
 }

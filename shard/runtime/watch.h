@@ -2,12 +2,14 @@
 // WATCH: optimistic locking for MULTI/EXEC. A client's watch is one WatchState, shared
 // by the client's connection thread and every shard that owns one of its keys.
 //
-//   WATCH k (conn thread) ──post──▶ owner of k: WatchedKeys::Add(k, state)
+//   WATCH k (conn thread) ──post──▶ owner of k, in k's turn in KeyLocks:
+//                                    WatchedKeys::Add(k, state)
 //   any write to k (owner thread) ─▶ Shard::KeyModified(k) ─▶ state->dirty = true
 //   EXEC (conn thread, once it holds the locks on the watched keys) reads state->dirty
 //
 // The registration travels in the same mailbox as the client's later commands to that
-// shard, so it is in place before the client's next read of the key there.
+// shard, and waits in KeyLocks as a command on the key would, so it comes after every
+// write of the client's sent before it and before the client's next read of the key.
 
 #include <atomic>
 #include <memory>

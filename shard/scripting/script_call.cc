@@ -53,6 +53,24 @@ bool Declared(const ScriptRun& run, std::string_view key) {
   return false;
 }
 
+// Whether a script running on `self`'s shard may touch `key` there; false with the error.
+bool KeyAllowed(ShardThread& self, const ShardSet& shards, const ScriptRun& run,
+                std::string_view key, std::string* out) {
+  if (shards.ShardOf(key) != self.id()) {
+    *out = StrCat(script_err::kOtherShardKey, "'", key.substr(0, 128), "'");
+    return false;
+  }
+  const KeyLocks& locks = self.shard().locks();
+  if (!locks.Idle() && !Declared(run, key)) {
+    const uint64_t h = HashKey(key);
+    if (!locks.MayRun(KeyLocks::Keys(&h, 1), false)) {
+      *out = StrCat(script_err::kLockedKey, "'", key.substr(0, 128), "'");
+      return false;
+    }
+  }
+  return true;
+}
+
 // Redis marks a script dirty once it calls a write command (SCRIPT KILL then answers
 // UNKILLABLE); false with the error when SCRIPT KILL won the race to a busy script.
 bool MayWrite(LuaEngine& engine, ScriptRun& run, std::string* out) {
@@ -117,7 +135,12 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
     return CallStatus::kRefused;
   }
   const KeySpan keys = spec->KeysFor(args);
-  const bool keyless = keys.empty();
+  // Keys that follow a numkeys argument in a row only a coordinator runs (SINTERCARD,
+  // ZUNION, LMPOP, ZUNIONSTORE's sources, ...) are keys like the triple's: such a command
+  // is checked and routed by all of them. A numkeys that counts no keys present leaves
+  // none to check, and the command answers its own error before it reaches any.
+  const bool movable = spec->numkeys_index > 0 && !spec->CountedKeys();
+  const bool keyless = keys.empty() && !movable;
   if (keyless && shards.size() > 1 && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
     // KEYS, DBSIZE, FLUSHALL, PUBLISH, ... see every shard: they answer later than a
     // script can wait on its thread.
@@ -128,19 +151,15 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
     if ((flags & kCmdWrite) && !MayWrite(engine, run, out)) return CallStatus::kRefused;
     return run.task->Call(*spec, args, may_suspend, out);
   }
-  Shard& shard = self.shard();
-  for (size_t i = keys.first; i <= keys.last; i += keys.step) {
-    std::string_view key = args[i];
-    if (shards.ShardOf(key) != self.id()) {
-      *out = StrCat(script_err::kOtherShardKey, "'", key.substr(0, 128), "'");
-      return CallStatus::kRefused;
+  if (movable) {
+    std::vector<size_t> positions;
+    spec->AllKeyPositions(args, &positions);
+    for (size_t i : positions) {
+      if (!KeyAllowed(self, shards, run, args[i], out)) return CallStatus::kRefused;
     }
-    if (!shard.locks().Idle() && !Declared(run, key)) {
-      const uint64_t h = HashKey(key);
-      if (!shard.locks().MayRun(KeyLocks::Keys(&h, 1), false)) {
-        *out = StrCat(script_err::kLockedKey, "'", key.substr(0, 128), "'");
-        return CallStatus::kRefused;
-      }
+  } else {
+    for (size_t i = keys.first; i <= keys.last; i += keys.step) {
+      if (!KeyAllowed(self, shards, run, args[i], out)) return CallStatus::kRefused;
     }
   }
   if ((flags & kCmdWrite) && !MayWrite(engine, run, out)) return CallStatus::kRefused;
@@ -155,7 +174,12 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
   ClientState& client = engine.script_client();
   client.resp3 = run.resp == 3;
   CoordCmd cmd{self, shards, server, client, *sink, reg.table(), args, rb};
+  // Its keys are this shard's and the script's to touch (checked above), but may be held
+  // by the EXEC the script runs in: its own locks nest, as a command inside EXEC takes
+  // them, so it runs to its end here rather than wait for a release after the script.
+  client.exec_nested = !keyless;
   spec->on_coord(cmd);
+  client.exec_nested = false;
   if (sink->deferred()) {
     if (sink->waiting()) {
       engine.Abandon(std::move(sink));

@@ -67,6 +67,53 @@ CASES = [
 ]
 
 
+def on(key, suffix):
+    """Another key of `key`'s slot, so of its shard."""
+    return "{%s}%s" % (key, suffix)
+
+
+# Commands whose keys follow a numkeys argument (and BLMPOP/BZMPOP, non-blocking in a
+# script): over keys of one shard ({t}), over declared keys of several (A, B, C), with a
+# numkeys the command refuses, and inside MULTI next to keys of every shard and KEYS,
+# whose locks hold the script's keys already.
+NUMKEYS_SETUP = [
+    ("SADD", "{t}s1", "1", "2", "3"), ("SADD", "{t}s2", "2", "3", "4"),
+    ("ZADD", "{t}z1", "1", "m", "2", "n"), ("ZADD", "{t}z2", "3", "n", "4", "o"),
+    ("RPUSH", "{t}l", "1", "2", "3"), ("SADD", A, "1", "2"), ("SADD", B, "2", "3"),
+    ("ZADD", on(A, "z"), "1", "m"), ("ZADD", on(B, "z"), "2", "m", "5", "p"),
+    ("RPUSH", on(C, "l"), "1", "2"),
+]
+NUMKEYS = [
+    ("return redis.call('sintercard', 2, KEYS[1], KEYS[2])", "{t}s1", "{t}s2"),
+    ("return redis.call('sintercard', 2, KEYS[1], KEYS[2], 'limit', 1)", "{t}s1", "{t}s2"),
+    ("return redis.call('zintercard', 2, KEYS[1], KEYS[2])", "{t}z1", "{t}z2"),
+    ("return redis.call('zunion', 2, KEYS[1], KEYS[2], 'withscores')", "{t}z1", "{t}z2"),
+    ("return redis.call('zinter', 2, KEYS[1], KEYS[2], 'withscores')", "{t}z1", "{t}z2"),
+    ("return redis.call('zdiff', 2, KEYS[1], KEYS[2])", "{t}z1", "{t}z2"),
+    ("return redis.call('zunionstore', KEYS[3], 2, KEYS[1], KEYS[2])", "{t}z1", "{t}z2", "{t}d"),
+    ("return redis.call('zinterstore', KEYS[3], 2, KEYS[1], KEYS[2])", "{t}z1", "{t}z2", "{t}d"),
+    ("return redis.call('zdiffstore', KEYS[3], 2, KEYS[1], KEYS[2])", "{t}z1", "{t}z2", "{t}d"),
+    ("return redis.call('lmpop', 2, KEYS[1], KEYS[2], 'left')", "{t}none", "{t}l"),
+    ("return redis.call('blmpop', 0, 2, KEYS[1], KEYS[2], 'right')", "{t}none", "{t}l"),
+    ("return redis.call('zmpop', 2, KEYS[1], KEYS[2], 'min')", "{t}none", "{t}z1"),
+    ("return redis.call('bzmpop', 0, 2, KEYS[1], KEYS[2], 'max')", "{t}none", "{t}z2"),
+    ("return redis.call('blmpop', 0, 1, KEYS[1], 'left')", "{t}none"),
+    ("return redis.call('sintercard', 2, KEYS[1], KEYS[2])", A, B),
+    ("return redis.call('zunion', 2, KEYS[1], KEYS[2], 'withscores')", on(A, "z"), on(B, "z")),
+    ("return redis.call('zunionstore', KEYS[1], 2, KEYS[1], KEYS[2])", on(A, "z"), on(B, "z")),
+    ("return redis.call('lmpop', 2, KEYS[1], KEYS[2], 'left')", on(A, "l"), on(C, "l")),
+    ("return redis.call('zmpop', 2, KEYS[1], KEYS[2], 'max', 'count', 5)", on(C, "z"), on(B, "z")),
+    ("return redis.call('sintercard', 3, KEYS[1], KEYS[2])", "{t}s1", "{t}s2"),
+    ("return redis.call('sintercard', 0, KEYS[1], KEYS[2])", "{t}s1", "{t}s2"),
+    ("return redis.call('zunionstore', KEYS[1], 0, KEYS[2])", "{t}d", "{t}z1"),
+    ("return redis.call('lmpop', 'x', KEYS[1], 'left')", "{t}l"),
+]
+NUMKEYS_CASES = NUMKEYS_SETUP + [ev(c[0], *c[1:]) for c in NUMKEYS] + [
+    ("MULTI",), ("SET", A, "x"), ("SET", B, "x"), ("SET", C, "x"), ("KEYS", "none*")] + [
+    ev(c[0], *c[1:]) for c in NUMKEYS[:14]] + [
+    ("EXEC",), ("ZRANGE", "{t}d", "0", "-1"), ("LRANGE", "{t}l", "0", "-1")]
+
+
 class ShardsDifferential(ServersTestCase):
     def test_replies_and_errors(self):
         p = self.servers.pair()
@@ -75,6 +122,15 @@ class ShardsDifferential(ServersTestCase):
                 for c in [("HELLO", proto), ("FLUSHALL",)] + CASES:
                     want, got = p.step(*c)
                     self.assertEqual(got, want, "command %r (RESP%s)" % (c, proto))
+        finally:
+            p.close()
+
+    def test_commands_with_numkeys(self):
+        p = self.servers.pair()
+        try:
+            for c in [("FLUSHALL",)] + NUMKEYS_CASES:
+                want, got = p.step(*c)
+                self.assertEqual(got, want, "command %r" % (c,))
         finally:
             p.close()
 

@@ -163,6 +163,59 @@ TEST_P(DiffTransactionTest, PipelinedAroundOtherCommands) {
   }
 }
 
+// A WATCH pipelined behind writes of this client's to its key, which reach the key's shard
+// late: a transaction's commands after a multi-shard one, a watched transaction's
+// commands (they run once the watch is checked), a write waiting for another client's
+// multi-shard script. None of them is a change to that WATCH.
+TEST_P(DiffTransactionTest, WatchPipelinedBehindOwnWrites) {
+  const int last = threads() - 1;
+  const std::string a = KeysOnShard("pa", 0, threads(), 1)[0];
+  const std::string b = KeysOnShard("pb", last, threads(), 1)[0];
+  const std::string c = KeysOnShard("pc", 0, threads(), 1)[0];
+  const std::string d = KeysOnShard("pd", last, threads(), 1)[0];
+  auto pipelined = [&](const std::vector<Args>& cmds) {
+    for (const Args& cmd : cmds) {
+      redisc_->Append(cmd);
+      rcc_->Append(cmd);
+    }
+    for (const Args& cmd : cmds) EXPECT_EQ(rcc_->GetReply(), redisc_->GetReply()) << Describe(cmd);
+  };
+  const std::vector<Args> watch_b = {{"WATCH", b}, {"MULTI"}, {"INCR", "z"}, {"EXEC"}};
+  for (int i = 0; i < 10; ++i) {
+    Same({"RPUSH", c, "1", "2"});
+    std::vector<Args> cmds = {{"MULTI"},
+                              {"HSET", a, "f", "1"},
+                              {"LMOVE", c, d, "LEFT", "LEFT"},
+                              {"HSET", b, "f", "1"},
+                              {"EXEC"}};
+    cmds.insert(cmds.end(), watch_b.begin(), watch_b.end());
+    pipelined(cmds);
+    cmds = {{"WATCH", "z"}, {"MULTI"}, {"SET", a, "1"}, {"SET", b, "1"}, {"EXEC"}};
+    cmds.insert(cmds.end(), watch_b.begin(), watch_b.end());
+    pipelined(cmds);
+  }
+  // Another client's script over both shards holds b for a while; this client's SET b
+  // waits for it, and so must the WATCH behind it. The holder's thread is not known, so
+  // several connections take turns (one on another thread than b's exercises the wait).
+  const std::string busy =
+      "local s = redis.call('TIME') repeat local t = redis.call('TIME') "
+      "until (t[1] - s[1]) * 1000000 + t[2] - s[2] > 150000 "
+      "return redis.call('GET', KEYS[2])";
+  const Args eval = {"EVAL", busy, "2", a, b};
+  std::vector<Args> cmds = {{"SET", b, "1"}};
+  cmds.insert(cmds.end(), watch_b.begin(), watch_b.end());
+  for (int i = 0; i < threads() + 1; ++i) {
+    auto rc_holder = NewRaw(rc_->port());
+    auto redis_holder = NewRaw(redis_->port());
+    ASSERT_TRUE(rc_holder && redis_holder);
+    ASSERT_TRUE(rc_holder->Send(EncodeCommand(eval)));
+    ASSERT_TRUE(redis_holder->Send(EncodeCommand(eval)));
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));  // the scripts run
+    pipelined(cmds);
+    EXPECT_EQ(rc_holder->ReadReply(), redis_holder->ReadReply());
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Threads, DiffTransactionTest, ::testing::Values(1, 2, 3), ThreadsName);
 
 class TransactionTest : public RingcacheTest {};
