@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <fstream>
 #include <cerrno>
 #include <cstddef>
 #include <cstdio>
@@ -292,6 +293,19 @@ bool ServerProcess::WaitOutput(Pred pred, milliseconds timeout) {
   std::unique_lock lock(mu_);
   cv_.wait_for(lock, timeout, [&] { return pred(output_) || output_closed_; });
   return pred(output_);
+}
+
+bool ServerProcess::Sanitized() const {
+  // gcc links the sanitizers' runtimes as shared libraries.
+  std::ifstream maps("/proc/" + std::to_string(pid_) + "/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    if (line.find("/libasan.so") != std::string::npos ||
+        line.find("/libtsan.so") != std::string::npos) {
+      return true;
+    }
+  }
+  return false;
 }
 
 std::string ServerProcess::Output() const {

@@ -96,6 +96,9 @@ class ServerProcess {
   std::optional<int> WaitExit(milliseconds timeout);
   // Sends `sig` unless the process already exited and was reaped.
   bool Signal(int sig);
+  // True when the process runs with AddressSanitizer or ThreadSanitizer's runtime
+  // (RINGCACHE_SERVER may name a sanitizer build's server).
+  bool Sanitized() const;
   // Everything the process wrote to stdout and stderr so far.
   std::string Output() const;
 

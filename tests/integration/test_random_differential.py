@@ -100,7 +100,7 @@ class Model:
         self.channels = set()
         self.patterns = set()
         self.multi = False
-        self.queued = set()  # KEYS and CONFIG its transaction writes
+        self.queued = set()  # KEYS and CONFIG its transaction writes or reads
 
     def subscribed(self):
         return bool(self.channels or self.patterns)
@@ -286,6 +286,9 @@ class RandomSession:
                    else PUBSUB if name == "PUBLISH" else None)
         if written and queued:
             m.queued.add(written)
+        elif queued and (name == "GET" or args[:2] == ["CONFIG", "GET"]):
+            # EXEC reads it later: a write of another client's must not be on its way then.
+            m.queued.add(args[1] if name == "GET" else CONFIG)
         elif written and silenced:
             self.unanswered[written] = i
         elif name == "EXEC" and silenced:
