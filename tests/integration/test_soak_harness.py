@@ -43,7 +43,8 @@ class KillVictimTest(unittest.TestCase):
     def test_victim_reaped_by_a_later_start(self):
         gone = mp.Process(target=_exit_now)
         gone.start()
-        time.sleep(0.3)
+        # Until it has exited, leaving it unreaped (is_alive would reap it).
+        os.waitid(os.P_PID, gone.pid, os.WEXITED | os.WNOWAIT)
         later = mp.Process(target=_sleep_long)
         later.start()  # mp reaps finished children here, as in the soak's loop
         try:
