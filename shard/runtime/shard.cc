@@ -295,12 +295,13 @@ size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
 int64_t Shard::SampleAvgTtl(int64_t now_ms) {
   if (ttl_.empty()) return 0;
   constexpr int kSamples = 20;
-  int64_t sum = 0;
+  // Deadlines reach INT64_MAX ms (PEXPIREAT accepts them): a 64-bit sum would overflow.
+  __int128 sum = 0;
   for (int i = 0; i < kSamples; ++i) {
     const Entry* e = ttl_.At(absl::Uniform<uint32_t>(rng_, 0, uint32_t(ttl_.size())));
     sum += std::max<int64_t>(e->deadline() - now_ms, 0);
   }
-  return sum / kSamples;
+  return int64_t(sum / kSamples);
 }
 
 bool Shard::Housekeep() { return table_.RehashStep(kIdleRehashWork); }

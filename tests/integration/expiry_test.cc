@@ -57,6 +57,20 @@ class ExpiryTest : public RingcacheTest {
   }
 };
 
+// Deadlines as far as PEXPIREAT goes: INFO's average TTL sums sampled ones (it overflowed
+// 64 bits, which UBSan stops on).
+TEST_P(ExpiryTest, InfoAveragesTheFarthestDeadlines) {
+  for (const std::string& k : SpreadKeys("far", 2)) {
+    ASSERT_EQ(rcc_->Cmd({"SET", k, "v"}), "+OK");
+    ASSERT_EQ(rcc_->Cmd({"PEXPIREAT", k, "9223299999999999999"}), ":1");
+  }
+  std::map<std::string, int64_t> db0 = KeyspaceDb0(*rcc_);
+  EXPECT_EQ(db0["keys"], 2 * threads());
+  EXPECT_EQ(db0["expires"], 2 * threads());
+  EXPECT_GT(db0["avg_ttl"], int64_t{9'000'000'000'000'000'000}) << "wrapped around";
+  EXPECT_EQ(rcc_->Cmd({"PING"}), "+PONG");
+}
+
 TEST_P(ExpiryTest, KeysOnEveryShardVanishWithoutBeingTouched) {
   constexpr int kVolatilePerShard = 300, kPersistentPerShard = 50;
   std::vector<std::string> volatile_keys = SpreadKeys("vol:", kVolatilePerShard);
