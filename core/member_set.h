@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -52,6 +53,8 @@ class MemberSet {
   bool Remove(std::string_view m);
   // Every member: an intset's ascending.
   void ForEach(Visit fn) const;
+  // An intset's integers, ascending (empty for a hashtable set): what an RDB intset holds.
+  std::span<const int64_t> ints() const { return {ints_, intset_ ? count_ : 0}; }
   // Redis's SCAN contract (see PackedMap::Scan); an intset is visited whole.
   uint64_t Scan(uint64_t cursor, size_t count, Visit fn) const;
   // A member chosen at random; the set must not be empty.

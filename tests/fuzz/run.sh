@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../.."
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-if ((${#targets[@]} == 0)); then targets=(resp_parser_fuzz dispatch_fuzz); fi
+if ((${#targets[@]} == 0)); then targets=(resp_parser_fuzz dispatch_fuzz rdb_value_fuzz); fi
 work="${FUZZ_WORK:-build-fuzz}"
 read -r -a extra <<<"${FUZZ_FLAGS:-}"
 
