@@ -7,6 +7,7 @@ namespace rc {
 void RegisterStringCommands(CommandTable& table);
 void RegisterBitmapCommands(CommandTable& table);
 void RegisterKeyspaceCommands(CommandTable& table);
+void RegisterDumpCommands(CommandTable& table);
 void RegisterExpireCommands(CommandTable& table);
 void RegisterZSetCommands(CommandTable& table);
 void RegisterZSetBlockingCommands(CommandTable& table);
@@ -31,6 +32,7 @@ CommandTable BuildCommandTable() {
   RegisterStringCommands(table);
   RegisterBitmapCommands(table);
   RegisterKeyspaceCommands(table);
+  RegisterDumpCommands(table);
   RegisterExpireCommands(table);
   RegisterZSetCommands(table);
   RegisterZSetBlockingCommands(table);
