@@ -169,6 +169,8 @@ bool Server::Start(std::string* error) {
   lazyfree_ = std::make_unique<ThreadPool>(size_t(state_.config.lazyfree_threads),
                                            ThreadPool::Priority::kIdle);
   state_.lazyfree = lazyfree_.get();
+  network_io_ = std::make_unique<ThreadPool>(1);
+  state_.network_io = network_io_.get();
   shards_ = std::make_unique<ShardSet>(size_t(n), &state_);
   if (config.cluster_enabled && !map_file && !ListenNodes(n, error)) return false;
   shared_.main_cluster_port = map_file ? state_.bound_port : 0;
@@ -277,6 +279,10 @@ void Server::Wait() {
   }
   threads_.clear();
   if (metrics_ != nullptr) metrics_->Stop();
+  // No reactor is left to submit: a MIGRATE under way ends (its timeouts bound it) and
+  // posts to an inbox nobody drains.
+  state_.network_io = nullptr;
+  network_io_.reset();
 }
 
 }  // namespace rc::net

@@ -73,6 +73,9 @@ class Server {
   std::unique_ptr<ScriptRegistry> scripts_;  // the threads' Lua engines
   // After the shards: destroyed (its thread stopped) before them.
   std::unique_ptr<MetricsServer> metrics_;
+  // MIGRATE's network thread (ServerState::network_io); stopped once the reactors are,
+  // before the shards its results are posted to go.
+  std::unique_ptr<ThreadPool> network_io_;
   ReactorShared shared_;
   std::vector<int> listen_fds_;       // one per reactor, closed after the reactors are gone
   std::vector<int> node_listen_fds_;  // per-thread cluster node ports, likewise

@@ -76,6 +76,12 @@ enum CmdFlag : uint32_t {
   // thread's script is busy it answers -BUSY rather than wait for that thread
   // (shard/command/busy_refusal.h; internal).
   kCmdAllThreads = 1 << 22,
+  // Redis's movablekeys for a row whose coordinator finds keys beyond its triple
+  // (MIGRATE ... KEYS); a numkeys_index row says it without this.
+  kCmdMovableKeys = 1 << 23,
+  // Redis's asking (RESTORE-ASKING): COMMAND shows it; ringcache's cluster mode moves no
+  // slots, so nothing else reads it.
+  kCmdAsking = 1 << 24,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

@@ -44,6 +44,10 @@ struct ServerState {
   // Frees large values handed over by shard threads; outlives them. Null in tests that
   // build shards without one: values are then freed inline.
   ThreadPool* lazyfree = nullptr;
+  // Runs what waits on the network, off the reactors: MIGRATE's exchange with its target
+  // (shard/families/dump/migrate_io.h). One thread; stopped before the shards go. Null in
+  // tests that build shards without one: MIGRATE then answers an error.
+  ThreadPool* network_io = nullptr;
   // The pool's Completed() at the last CONFIG RESETSTAT: INFO's lazyfreed_objects counts
   // from there, as Redis's does.
   std::atomic<uint64_t> lazyfreed_before_reset{0};

@@ -29,6 +29,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdStale, "stale"},
       {kCmdSkipMonitor, "skip_monitor"},
       {kCmdSkipSlowlog, "skip_slowlog"},
+      {kCmdAsking, "asking"},
       {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},
       {kCmdNoMandatoryKeys, "no_mandatory_keys"},
@@ -123,7 +124,7 @@ void Entry(const CommandSpec& spec, ReplyBuilder& rb) {
   rb.Integer(spec.arity);
   const bool bare = container && spec.arity != -1;
   auto flags = FlagNames(bare ? 0 : spec.flags);
-  if (spec.numkeys_index > 0) flags.push_back("movablekeys");
+  if (spec.numkeys_index > 0 || (spec.flags & kCmdMovableKeys)) flags.push_back("movablekeys");
   rb.SetLen(flags.size());
   for (auto f : flags) rb.SimpleString(f);
   rb.Integer(spec.keys.first);
