@@ -155,8 +155,7 @@ void AppendZSet(const ZSet& zset, bool compress, std::string* out) {
 }  // namespace
 
 bool RdbIsObjectType(uint8_t type) {
-  return type <= kRdbTypeZSet2 ||
-         (type >= kRdbTypeHashZipmap && type <= kRdbTypeListQuicklist) ||
+  return type <= kRdbTypeZSet2 || (type >= kRdbTypeHashZipmap && type <= kRdbTypeListQuicklist) ||
          (type >= kRdbTypeHashListpack && type <= kRdbTypeListQuicklist2);
 }
 

@@ -163,8 +163,8 @@ bool ObjectReader::ReadZSet(uint8_t type) {
   for (uint64_t i = 0; i < n; ++i) {
     double score = 0;
     if (!String(&m, &scratch_)) return false;
-    const bool read = type == kRdbTypeZSet2 ? in_.ReadBinaryDouble(&score)
-                                            : in_.ReadStringDouble(&score);
+    const bool read =
+        type == kRdbTypeZSet2 ? in_.ReadBinaryDouble(&score) : in_.ReadStringDouble(&score);
     if (!read) return Short();
     if (std::isnan(score)) return Fail("Zset with NAN score detected");
     if (zset->Add(m, score) != ZSet::AddResult::kAdded) {

@@ -15,12 +15,14 @@
 namespace rc {
 namespace {
 
+// clang-format off
 const std::vector<std::string> kBoundaries = {
     "127", "128", "-1", "4095", "4096", "-4096", "-4097", "32767", "32768", "-32768",
     "-32769", "8388607", "8388608", "-8388608", "-8388609", "2147483647", "2147483648",
     "-2147483648", "-2147483649", "9223372036854775807", "-9223372036854775808",
     std::string(63, 'x'), std::string(64, 'y'), std::string(4095, 'z'), std::string(4096, 'w'),
     "-0", "01"};
+// clang-format on
 
 // redis-server 7.0.15: CONFIG SET hash-max-listpack-value 5000, then HSET k f0 <v0> f1
 // <v1> ... with the values above, then DUMP k: a listpack hash (LZF-compressed).
@@ -33,8 +35,7 @@ const char kBoundaryHash[] =
     "e0360000422047043304efff7ae0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0"
     "ff00e0ff00e0ff00e0ff00e0ff00e07d000120813007073404f00010000077e0ff00e0ff00e0ff00e0ff00e0"
     "ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e0ff00e07e00012085300b05350482"
-    "2d3003200806360482303103ff0a00162d6f334fbb36ff"
-    ;
+    "2d3003200806360482303103ff0a00162d6f334fbb36ff";
 
 TEST(ListpackTest, EveryEncodingAsRedisWritesIt) {
   Value v = Value::Make<Hash>();
@@ -79,13 +80,13 @@ TEST(ListpackTest, CountsPast65534AreNotKeptInTheHeader) {
 }
 
 TEST(IntsetTest, WidthFollowsTheExtremes) {
-  for (const auto& [ints, width] : std::vector<std::pair<std::vector<int64_t>, int>>{
-           {{1, 2}, 2},
-           {{-32768, 32767}, 2},
-           {{-32769, 5}, 4},
-           {{0, 2147483647}, 4},
-           {{-2147483649LL, 0}, 8},
-           {{INT64_MIN, INT64_MAX}, 8}}) {
+  for (const auto& [ints, width] :
+       std::vector<std::pair<std::vector<int64_t>, int>>{{{1, 2}, 2},
+                                                         {{-32768, 32767}, 2},
+                                                         {{-32769, 5}, 4},
+                                                         {{0, 2147483647}, 4},
+                                                         {{-2147483649LL, 0}, 8},
+                                                         {{INT64_MIN, INT64_MAX}, 8}}) {
     std::string blob;
     intset::Append(ints, &blob);
     EXPECT_EQ(uint8_t(blob[0]), width);

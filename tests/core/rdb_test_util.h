@@ -90,7 +90,8 @@ inline std::string Describe(const Entry& e) {
       return join("hash{", "}");
     case ValueType::kZSet:
       for (auto it = e.object<ZSet>()->AtRank(0); it.Valid(); it.Next()) {
-        parts.push_back(std::string(it.member()) + ":" + FormatDouble(it.score() == 0 ? 0.0 : it.score()));
+        parts.push_back(std::string(it.member()) + ":" +
+                        FormatDouble(it.score() == 0 ? 0.0 : it.score()));
       }
       return join("zset[", "]");
   }

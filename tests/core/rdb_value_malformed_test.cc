@@ -25,7 +25,9 @@ bool Reads(uint8_t type, std::string_view body, std::string* error = nullptr,
   const bool ok = RdbReadObject(type, in, {}, &obj, &err);
   if (error != nullptr) *error = err;
   if (empty != nullptr) *empty = obj.empty;
-  if (!ok) EXPECT_FALSE(err.empty());
+  if (!ok) {
+    EXPECT_FALSE(err.empty());
+  }
   return ok;
 }
 
@@ -208,9 +210,15 @@ TEST(RdbValueMalformedTest, ListpackChecks) {
   auto zl_valid = [](std::string_view zl) {
     return ziplist::ForEach(zl, [](const listpack::Element&) { return true; });
   };
-  EXPECT_TRUE(zl_valid(FromHex("100000000d0000000200000161" "03f2ff")));
-  EXPECT_FALSE(zl_valid(FromHex("100000000d0000000200000161" "04f2ff")));
-  EXPECT_FALSE(zl_valid(FromHex("100000000a0000000200000161" "03f2ff")));
+  EXPECT_TRUE(
+      zl_valid(FromHex("100000000d0000000200000161"
+                       "03f2ff")));
+  EXPECT_FALSE(
+      zl_valid(FromHex("100000000d0000000200000161"
+                       "04f2ff")));
+  EXPECT_FALSE(
+      zl_valid(FromHex("100000000a0000000200000161"
+                       "03f2ff")));
 }
 
 }  // namespace

@@ -56,8 +56,7 @@ struct Golden {
 
 // DUMP k from redis-server 7.0.15 (Debian) after each set of commands.
 const Golden kGolden[] = {
-    {"SET k hello", "000568656c6c6f0a006372df766534200a", [] { return String("hello"); },
-     "embstr"},
+    {"SET k hello", "000568656c6c6f0a006372df766534200a", [] { return String("hello"); }, "embstr"},
     {"SET k 12345", "00c139300a009d94ea2793fc08b9", [] { return String("12345"); }, "int"},
     {"SET k 123456789012", "000c3132333435363738393031320a00911001b1d116e7ac",
      [] { return String("123456789012"); }, "int"},
@@ -67,16 +66,22 @@ const Golden kGolden[] = {
      "120102383800000009008161020101dfff02c12c02f178ec03f270110104f3c0ab76ff05f4005ed0b2000000"
      "00098b68656c6c6f20776f726c640cff0a000d171ec8ab3d0794",
      [] {
-       return ListOf({"a", "1", "-1", "300", "-5000", "70000", "-9000000", "3000000000",
-                      "hello world"});
+       return ListOf(
+           {"a", "1", "-1", "300", "-5000", "70000", "-9000000", "3000000000", "hello world"});
      },
      "quicklist"},
     {"SADD k 1 2 -3 100000",
      "0b180400000004000000fdffffff0100000002000000a08601000a00e56f68d5ee10feb5",
-     [] { return SetOf({"1", "2", "-3", "100000"}); }, "intset"},
+     [] {
+       return SetOf({"1", "2", "-3", "100000"});
+     },
+     "intset"},
     {"SADD k 1 5000000000",
      "0b180800000002000000010000000000000000f2052a010000000a0054f5a26ae707b5fc",
-     [] { return SetOf({"1", "5000000000"}); }, "intset"},
+     [] {
+       return SetOf({"1", "5000000000"});
+     },
+     "intset"},
     {"SADD k a", "020101610a006296e97e44d21a6d", [] { return SetOf({"a"}); }, "hashtable"},
     {"ZADD k 1 a 1.5 b -0 c 1e17 d inf e 12 13",
      "1132320000000c008163020001816102010181620283312e35040d010c01816402f400008a5d784563010981"
@@ -90,18 +95,32 @@ const Golden kGolden[] = {
      "11c3404a40691a690000000a00816502f40000706231257dc80981660293302e3130e005000631148161029231"
      "e007171131138162028535652b31380681630297312ee00536083031652b33303018ff0a005514f05137b611"
      "fd",
-     [] { return ZSetOf({{"a", 1.1}, {"b", 5e18}, {"c", 1e300}, {"e", -4e18}, {"f", 0.1}}); },
+     [] {
+       return ZSetOf({{"a", 1.1}, {"b", 5e18}, {"c", 1e300}, {"e", -4e18}, {"f", 0.1}});
+     },
      "listpack"},
     {"ZADD k -0 a", "110c0c00000002008161020001ff0a00b6d868235c4c3737",
-     [] { return ZSetOf({{"a", 0}}); }, "listpack"},
+     [] {
+       return ZSetOf({{"a", 0}});
+     },
+     "listpack"},
     {"HSET k f v n 123 big -70000",
      "101c1c0000000600816602817602816e027b018362696704f290eefe04ff0a00741d1c90baffea40",
-     [] { return HashOf({{"f", "v"}, {"n", "123"}, {"big", "-70000"}}); }, "listpack"},
+     [] {
+       return HashOf({{"f", "v"}, {"n", "123"}, {"big", "-70000"}});
+     },
+     "listpack"},
     {"HSET k f <'v' x 70>", "04010166c3094046017676e039000176760a00f21bfa0a02f2749c",
-     [] { return HashOf({{"f", std::string(70, 'v')}}); }, "hashtable"},
+     [] {
+       return HashOf({{"f", std::string(70, 'v')}});
+     },
+     "hashtable"},
     {"ZADD k 1 <'a' x 70> 2 b",
      "050201620000000000000040c3094046016161e03900016161000000000000f03f0a007533cff52ba36f43",
-     [] { return ZSetOf({{std::string(70, 'a'), 1}, {"b", 2}}); }, "skiplist"},
+     [] {
+       return ZSetOf({{std::string(70, 'a'), 1}, {"b", 2}});
+     },
+     "skiplist"},
 };
 
 TEST(RdbValueTest, RedisPayloadsReadBackAndAreWhatWeWrite) {
@@ -131,7 +150,7 @@ const Legacy kLegacy[] = {
     {"list ziplist (10): a 5 -200 70000 2^40 <'x' x 70> 300 -1",
      "0a4073730000006f000000080000016103f602c038ff04f070110105e000000000000100000a404678787878"
      "7878787878787878787878787878787878787878787878787878787878787878787878787878787878787878"
-     "78787878787878787878787849c02c0104feffff09009b1de1e45bafa27d",
+     "7878787878787878787878787878787878787878787849c02c0104feffff09009b1de1e45bafa27d",
      "list[a,5,-200,70000,1099511627776,xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
      "xxxxxxxxxxxxxxxxx,300,-1]",
      "quicklist"},
@@ -187,8 +206,8 @@ void RoundTrip(const Entry& e, const RdbLimits& limits = {}) {
 
 std::vector<std::string> Numbered(std::string_view prefix, int n, size_t pad = 0) {
   std::vector<std::string> out;
-  for (int i = 0; i < n; ++i) out.push_back(std::string(prefix) + std::to_string(i) +
-                                            std::string(pad, 'p'));
+  for (int i = 0; i < n; ++i)
+    out.push_back(std::string(prefix) + std::to_string(i) + std::string(pad, 'p'));
   return out;
 }
 
@@ -198,13 +217,13 @@ TEST(RdbValueTest, EveryTypeAndEncodingRoundTrips) {
     RoundTrip(*String(s));
   }
   RoundTrip(*ListOf({"one"}));
-  RoundTrip(*ListOf(Numbered("e", 5000)));                 // many nodes
-  RoundTrip(*ListOf(Numbered("", 3000)));                  // integers
+  RoundTrip(*ListOf(Numbered("e", 5000)));                                     // many nodes
+  RoundTrip(*ListOf(Numbered("", 3000)));                                      // integers
   RoundTrip(*ListOf({std::string(20000, 'b'), "s", std::string(9000, 'c')}));  // big ones
-  RoundTrip(*SetOf(Numbered("", 500)));                    // intset
+  RoundTrip(*SetOf(Numbered("", 500)));                                        // intset
   RoundTrip(*SetOf({"-9223372036854775808", "9223372036854775807", "0"}));
-  RoundTrip(*SetOf(Numbered("m", 100)));                   // compact hashtable
-  RoundTrip(*SetOf(Numbered("m", 2000)));                  // big hashtable
+  RoundTrip(*SetOf(Numbered("m", 100)));   // compact hashtable
+  RoundTrip(*SetOf(Numbered("m", 2000)));  // big hashtable
   RoundTrip(*HashOf({{"a", "1"}, {"b", ""}, {"", "c"}}));
   std::vector<std::pair<std::string, std::string>> fields;
   for (int i = 0; i < 1000; ++i) fields.push_back({"f" + std::to_string(i), std::to_string(i)});
@@ -234,9 +253,9 @@ TEST(RdbValueTest, LoadingConvertsByTheGivenLimits) {
   EXPECT_EQ(EncodingOf(*load(*SetOf({"1", "2", "3", "4"}))), "intset");
   EXPECT_EQ(EncodingOf(*load(*SetOf(Numbered("", 5)))), "hashtable");
   EXPECT_EQ(EncodingOf(*load(*HashOf({{"a", "1"}}))), "listpack");
-  EXPECT_EQ(EncodingOf(*load(*HashOf({{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"},
-                                       {"e", "5"}}))),
-            "hashtable");
+  EXPECT_EQ(
+      EncodingOf(*load(*HashOf({{"a", "1"}, {"b", "2"}, {"c", "3"}, {"d", "4"}, {"e", "5"}}))),
+      "hashtable");
   // A listpack hash keeps its long values (only its count converts it), as in Redis;
   // written out as a hashtable, the same hash converts on them.
   EXPECT_EQ(EncodingOf(*load(*HashOf({{"a", "long value"}}))), "listpack");

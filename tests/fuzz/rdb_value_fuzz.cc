@@ -20,14 +20,7 @@
 #include "core/rdb_value.h"
 #include "core/ziplist.h"
 #include "tests/core/rdb_test_util.h"
-
-#define FUZZ_CHECK(cond)                                                    \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-      std::abort();                                                         \
-    }                                                                       \
-  } while (0)
+#include "tests/fuzz/fuzz_check.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size < 1) return 0;

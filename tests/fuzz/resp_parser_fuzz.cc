@@ -21,20 +21,13 @@
 #include <vector>
 
 #include "net/resp_parser.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
 using rc::net::ParserLimits;
 using rc::net::RespParser;
 using Status = RespParser::Status;
-
-#define FUZZ_CHECK(cond)                                                    \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::fprintf(stderr, "check failed: %s (line %d)\n", #cond, __LINE__); \
-      std::abort();                                                         \
-    }                                                                       \
-  } while (0)
 
 struct Outcome {
   std::vector<std::vector<std::string>> commands;
