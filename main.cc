@@ -53,7 +53,11 @@ int main(int argc, char** argv) {
     int sig = 0;
     sigwait(&signals, &sig);
     rc::Log(rc::LogLevel::kNotice, "Received ", sig == SIGINT ? "SIGINT" : "SIGTERM",
-            ", shutting down");
+            " scheduling shutdown...");
+    server.StopOnSignal();
+    // As Redis: a second signal while the last save runs stops at once.
+    sigwait(&signals, &sig);
+    rc::Log(rc::LogLevel::kWarning, "You insist... exiting now.");
     server.RequestShutdown();
   }).detach();
   server.Wait();

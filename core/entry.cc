@@ -27,7 +27,7 @@ EntryPtr Entry::MakeString(std::string_view key, std::string_view value, size_t 
   void* mem = std::malloc(std::max(sizeof(Entry), header + key.size() + capacity));
   if (mem == nullptr) throw std::bad_alloc();
   Entry* e = new (mem) Entry;
-  e->next_ = nullptr;
+  e->link_ = 0;
   e->meta_ = uint8_t(ValueType::kString) | (wide ? kWide : 0) | (with_ttl ? kTtl : 0);
   e->SetLens(key.size(), value.size());
   if (with_ttl) {

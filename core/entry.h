@@ -100,8 +100,14 @@ class Entry {
     meta_ = uint8_t((meta_ & ~kEvictionMask) | (from.meta_ & kEvictionMask));
   }
 
-  Entry* next() const { return next_; }
-  void set_next(Entry* n) { next_ = n; }
+  Entry* next() const { return reinterpret_cast<Entry*>(link_ & ~kSavedBit); }
+  void set_next(Entry* n) { link_ = reinterpret_cast<uintptr_t>(n) | (link_ & kSavedBit); }
+
+  // One bit for a running snapshot (shard/runtime/snapshot.h): whether the entry has been
+  // written to it, or is newer than it. It lives in the chain link's low bit, which
+  // malloc's alignment leaves zero, because the meta byte has none to spare.
+  bool saved_mark() const { return link_ & kSavedBit; }
+  void set_saved_mark(bool on) { link_ = on ? link_ | kSavedBit : link_ & ~kSavedBit; }
 
  private:
   static constexpr uint8_t kTypeMask = 0x07;
@@ -128,7 +134,8 @@ class Entry {
   size_t ValueLen() const;
   void SetLens(size_t klen, size_t vlen);
 
-  Entry* next_;
+  static constexpr uintptr_t kSavedBit = 1;
+  uintptr_t link_;  // the chain's next entry, and the saved mark
   uint8_t meta_;
   // Lengths and bytes follow meta_ directly, unaligned.
 };

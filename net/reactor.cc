@@ -12,6 +12,7 @@
 #include "core/strings.h"
 #include "net/admission.h"
 #include "shard/command/blocking_call.h"
+#include "shard/persist/save.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/server/auth.h"
 #include "timers/clock.h"
@@ -101,6 +102,17 @@ void Reactor::Run() {
       more_housekeeping |= ExpireStep();
       NoteLatency("expire-cycle", start_ns);
     }
+    bool snapshot_waiting = false;
+    if (self.shard().SnapshotActive()) {
+      // A slice of a running snapshot, after this turn's replies, as for expiry.
+      FlushAll();
+      Submit();
+      const int64_t start_ns = LatencyStart();
+      const SnapshotProgress progress = self.shard().SnapshotStep(now_ns_ / 1000);
+      more_housekeeping |= progress == SnapshotProgress::kMore;
+      snapshot_waiting = progress == SnapshotProgress::kWaiting;
+      NoteLatency("snapshot-slice", start_ns);
+    }
     if (int64_t excess = MemoryToFree(shards_, id_, *shared_.server); excess > 0) {
       // As for expiry: this turn's replies leave first.
       FlushAll();
@@ -121,8 +133,10 @@ void Reactor::Run() {
       continue;
     }
     // Sleep until the cron tick, the next key's deadline or the end of an output hold.
-    const int64_t wait_ns =
-        std::min({next_cron_ns_ - now_ns_, NanosToNextDeadline(), hold_until_ns_ - now_ns_});
+    // A snapshot waiting for its writer or its pace looks again within a millisecond.
+    const int64_t snapshot_ns = snapshot_waiting ? 1'000'000 : INT64_MAX;
+    const int64_t wait_ns = std::min(
+        {next_cron_ns_ - now_ns_, NanosToNextDeadline(), hold_until_ns_ - now_ns_, snapshot_ns});
     Poll(std::max<int64_t>(wait_ns, 0));
     self.inbox().Awake();
   }
@@ -136,6 +150,7 @@ void Reactor::Cron(int64_t now_ns) {
   next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
   shard_thread().stats().SampleOps(now_ns);
   CloseIdle(now_ns / 1'000'000);
+  if (id_ == 0) MaybeSaveOnSchedule(shard_thread(), shards_, *shared_.server);
 }
 
 void Reactor::Park(Connection* c) {

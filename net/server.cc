@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <climits>
+#include <cstdio>
 #include <cstring>
 #include <latch>
 
@@ -17,6 +19,9 @@
 #include "net/metrics_server.h"
 #include "net/uring_engine.h"
 #include "shard/families/families.h"
+#include "shard/persist/rdb_load.h"
+#include "shard/persist/save.h"
+#include "timers/clock.h"
 
 namespace rc::net {
 
@@ -180,6 +185,7 @@ bool Server::Start(std::string* error) {
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();
   shared_.server = &state_;
+  if (!LoadData(error)) return false;
 
   if (!StartReactors(engine, error)) {
     if (engine != IoEngine::kUring) return false;
@@ -268,6 +274,55 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
   return true;
 }
 
+bool Server::LoadData(std::string* error) {
+  Config& config = state_.config;
+  if (config.dir.empty()) {
+    char cwd[PATH_MAX];
+    config.dir = ::getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : ".";
+  }
+  state_.persist.lastsave_unix.store(state_.clock->NowUnixMillis() / 1000);
+  const std::string path = StrCat(config.dir, "/", config.dbfilename);
+  const int64_t start_ns = MonotonicNanos();
+  LoadStats stats;
+  if (!LoadRdbFile(path, *shards_, state_, &stats, error)) return false;
+  if (!stats.found) return true;
+  int64_t dirty = 0;
+  for (uint32_t i = 0; i < shards_->size(); ++i) dirty += shards_->thread(i).shard().Dirty();
+  state_.persist.dirty_at_save.store(dirty);
+  state_.persist.loaded_keys.store(stats.keys);
+  state_.persist.loaded_expired.store(stats.expired);
+  Log(LogLevel::kNotice, "Done loading RDB, keys loaded: ", stats.keys,
+      ", keys expired: ", stats.expired, ".");
+  char seconds[32];
+  std::snprintf(seconds, sizeof(seconds), "%.3f", double(MonotonicNanos() - start_ns) / 1e9);
+  Log(LogLevel::kNotice, "DB loaded from disk: ", seconds, " seconds");
+  return true;
+}
+
+void Server::AbandonSave() {
+  PersistState& persist = state_.persist;
+  std::function<void()> abandon;
+  {
+    std::lock_guard<std::mutex> lock(persist.abandon_mu);
+    abandon = std::move(persist.abandon);
+  }
+  if (abandon) abandon();
+  // The writer's thread uses this server's state until it reports: wait for it.
+  for (int i = 0; i < 5000 && persist.saving.load(); ++i) usleep(1000);
+}
+
+void Server::StopOnSignal() {
+  ShardSet* shards = shards_.get();
+  ServerState* state = &state_;
+  std::vector<Message> batch;
+  batch.emplace_back([shards, state] {
+    if (!SavePointsSet(*state)) return state->RequestShutdown();
+    SaveThenShutdown(shards->thread(0), *shards, *state, /*force=*/false, nullptr);
+  });
+  shards_->thread(0).inbox().PushBatch(&batch);
+  WakeAll();
+}
+
 void Server::WakeAll() {
   std::lock_guard<std::mutex> lock(wake_mu_);
   if (remote_waker_) remote_waker_->WakeAll(shared_.wake_fds);
@@ -278,6 +333,7 @@ void Server::Wait() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  AbandonSave();
   if (metrics_ != nullptr) metrics_->Stop();
   // No reactor is left to submit: a MIGRATE under way ends (its timeouts bound it) and
   // posts to an inbox nobody drains.

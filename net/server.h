@@ -40,6 +40,9 @@ class Server {
   void Wait();
   // Any thread.
   void RequestShutdown() { state_.RequestShutdown(); }
+  // SIGTERM / SIGINT (the signal thread): stops as Redis does, saving first when save
+  // points are set; a failed save keeps the server running.
+  void StopOnSignal();
   int port() const { return state_.bound_port; }
   ServerState& state() { return state_; }
 
@@ -62,6 +65,11 @@ class Server {
   // reactor's Init failed) every thread is joined and the reactors are gone again.
   bool StartReactors(IoEngine engine, std::string* error);
   void WakeAll();
+  // Before the workers start: the RDB file of `dir`/`dbfilename`, if there is one.
+  bool LoadData(std::string* error);
+  // With the reactors stopped: ends a snapshot still being written (its temporary file
+  // goes) and waits for its writer.
+  void AbandonSave();
 
   ServerState state_;
   CommandTable table_;

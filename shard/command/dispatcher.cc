@@ -90,6 +90,13 @@ bool Dispatcher::OomRefuses(const Request& req) const {
   return deny && OutOfMemory(shards_, req.self.id(), server_);
 }
 
+bool Dispatcher::MisconfRefuses(const CommandSpec& spec) const {
+  if (!(spec.flags & kCmdWrite) && spec.full_name != "ping") return false;
+  if (!server_.config.stop_writes_on_bgsave_error.get()) return false;
+  std::lock_guard<std::mutex> lock(server_.config_mu);
+  return !server_.config.save_points.empty();
+}
+
 std::string Dispatcher::ClusterRedirect(Request& req) const {
   const CommandSpec& spec = *req.spec;
   MultiState* multi = req.client.multi.get();
@@ -238,6 +245,12 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   const ScriptBusy* busy = BusyThreadNeeded(self, shards_, client, *spec, args);
   if (server_.config.maxmemory.get() > 0 && busy == nullptr && OomRefuses(req)) {
     return Refuse(req, spec->stat_id, err::kOom);
+  }
+  // Redis's stop-writes-on-bgsave-error: after a failed save, writes (and PING) are refused
+  // until one succeeds. One relaxed load while saves succeed.
+  if (!server_.persist.last_ok.load(std::memory_order_relaxed) && busy == nullptr &&
+      MisconfRefuses(*spec)) {
+    return Refuse(req, spec->stat_id, err::kMisconf);
   }
   if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
     return Refuse(req, spec->stat_id,

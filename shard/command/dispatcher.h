@@ -158,6 +158,8 @@ class Dispatcher {
   bool Paused(ClientState& client, ArgList args) const;
   // Over maxmemory with nothing to evict: whether this command gets the OOM error.
   bool OomRefuses(const Request& req) const;
+  // stop-writes-on-bgsave-error refuses `spec` now (the last save failed).
+  bool MisconfRefuses(const CommandSpec& spec) const;
   // On a cluster node's connection: the error that sends the request elsewhere (MOVED,
   // CROSSSLOT, CLUSTERDOWN), or "" when this node serves every key it names.
   std::string ClusterRedirect(Request& req) const;

@@ -26,6 +26,7 @@ void RegisterObjectCommands(CommandTable& table);
 void RegisterClusterCommands(CommandTable& table);
 void RegisterScriptingCommands(CommandTable& table);
 void RegisterFunctionCommands(CommandTable& table);
+void RegisterSaveCommands(CommandTable& table);
 
 CommandTable BuildCommandTable() {
   CommandTable table;
@@ -51,6 +52,7 @@ CommandTable BuildCommandTable() {
   RegisterClusterCommands(table);
   RegisterScriptingCommands(table);
   RegisterFunctionCommands(table);
+  RegisterSaveCommands(table);
   table.AssignStatIds();
   return table;
 }

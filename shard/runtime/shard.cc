@@ -30,7 +30,7 @@ Shard::~Shard() {
 }
 
 Entry* Shard::FindForRead(std::string_view key, bool touch) {
-  Entry* e = Find(key);
+  Entry* e = Lookup(key);
   if (e != nullptr) {
     if (touch) e->Touch();
     ++stats_.keyspace_hits;
@@ -42,6 +42,12 @@ Entry* Shard::FindForRead(std::string_view key, bool touch) {
 }
 
 Entry* Shard::Find(std::string_view key) {
+  Entry* e = Lookup(key);
+  if (e != nullptr) snapshot_.Preserve(*e);
+  return e;
+}
+
+Entry* Shard::Lookup(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = table_.Find(key);
   if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs()) {
@@ -65,6 +71,8 @@ Entry* Shard::Link(EntryPtr e, bool is_new) {
     // began): the expired key it replaces goes first.
     if (Entry* stale = table_.Find(e->key())) ExpireEntry(stale);
   }
+  // Newer than any running snapshot.
+  e->set_saved_mark(snapshot_.epoch());
   Entry* raw = table_.Insert(std::move(e));
   if (raw->has_ttl()) ttl_.Push(raw);
   evictor_.OnLink(raw);
@@ -74,6 +82,7 @@ Entry* Shard::Link(EntryPtr e, bool is_new) {
 }
 
 EntryPtr Shard::Unlink(Entry* e) {
+  snapshot_.Preserve(*e);
   if (e->has_ttl()) ttl_.Remove(e->heap_index());
   evictor_.OnUnlink(e);
   return table_.Detach(e->key());
@@ -82,6 +91,7 @@ EntryPtr Shard::Unlink(Entry* e) {
 Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
   ReleaseValue(old_entry);
   Entry* raw = fresh.get();
+  raw->set_saved_mark(snapshot_.epoch());
   // Same key: it keeps its place in eviction (and its probation ring slot).
   raw->CopyEvictionState(*old_entry);
   if (old_entry->has_ttl() && raw->has_ttl()) {
@@ -149,6 +159,7 @@ bool Shard::Delete(std::string_view key) {
 }
 
 void Shard::ReleaseValue(Entry* e) {
+  snapshot_.Preserve(*e);
   if (e->type() == ValueType::kString || e->object() == nullptr) return;
   value_bytes_ -= ValueBytes(*e);
   Dispose(e->TakeValue());
@@ -241,6 +252,7 @@ Entry* Shard::GrowString(Entry* e, size_t capacity) {
 
 Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
   RC_DCHECK_OWNER(thread_check_);
+  snapshot_.Preserve(*e);
   KeyModified(e->key());
   if (e->has_ttl()) {
     e->set_deadline(deadline_ms);
@@ -255,6 +267,7 @@ Entry* Shard::SetDeadline(Entry* e, int64_t deadline_ms) {
 Entry* Shard::Persist(Entry* e) {
   RC_DCHECK_OWNER(thread_check_);
   if (!e->has_ttl()) return e;
+  snapshot_.Preserve(*e);
   KeyModified(e->key());
   return Swap(e, Entry::Reshape(*e, false));
 }
@@ -266,6 +279,13 @@ void Shard::Flush(bool async) {
   }
   ttl_.Clear();
   evictor_.OnFlush();
+  if (snapshot_.active()) {
+    // The snapshot still needs what it has not written: it takes the table whole and
+    // frees it when done, so the flush costs this turn nothing either way.
+    value_bytes_ = 0;
+    snapshot_.Adopt(std::make_unique<EntryTable>(std::move(table_)));
+    return;
+  }
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
   if (async && pool != nullptr && table_.size() > 0) {
     value_bytes_ = 0;
@@ -305,6 +325,25 @@ int64_t Shard::SampleAvgTtl(int64_t now_ms) {
 }
 
 bool Shard::Housekeep() { return table_.RehashStep(kIdleRehashWork); }
+
+Shard::SnapshotCounts Shard::BeginSnapshot(std::shared_ptr<SnapshotSink> sink) {
+  RC_DCHECK_OWNER(thread_check_);
+  snapshot_.Begin(id_, std::move(sink));
+  return {table_.size(), ttl_.size()};
+}
+
+SnapshotProgress Shard::SnapshotStep(int64_t now_us) {
+  RC_DCHECK_OWNER(thread_check_);
+  std::vector<std::unique_ptr<EntryTable>> done;
+  const SnapshotProgress progress = snapshot_.Step(table_, now_us, &done);
+  ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
+  for (auto& t : done) {
+    if (pool == nullptr) continue;  // freed here, at the end of the loop
+    ++stats_.lazyfree_submitted;
+    pool->Submit([t = std::move(t)]() mutable { t.reset(); });
+  }
+  return progress;
+}
 
 void Shard::VerifyTtl() const {
   table_.Verify();

@@ -32,6 +32,7 @@
 #include "shard/runtime/blocking.h"
 #include "shard/runtime/key_locks.h"
 #include "shard/runtime/notify_flags.h"
+#include "shard/runtime/snapshot.h"
 #include "shard/runtime/stats.h"
 #include "shard/runtime/thread_check.h"
 #include "shard/runtime/watch.h"
@@ -88,7 +89,9 @@ class Shard {
   // updating the key's access time (EXISTS, TYPE: its LOOKUP_NOTOUCH).
   Entry* FindForRead(std::string_view key, bool touch = true);
   // Lookup for writes and existence checks: no hit/miss accounting. An expired key is
-  // deleted and reads as absent.
+  // deleted and reads as absent. A running snapshot writes the entry first, since the
+  // caller may change it in place (APPEND, INCR): a handler changes only entries it found
+  // here or opened a ValueUpdate on.
   Entry* Find(std::string_view key);
   // Inserts or overwrites `key` with a string value; see TtlMode. Returns the entry.
   Entry* SetString(std::string_view key, std::string_view value, TtlMode ttl = TtlMode::kClear,
@@ -189,13 +192,29 @@ class Shard {
   // bounded amount (busy turns leave it to the operations' own small steps).
   bool Housekeep();
 
+  // Snapshots (shard/runtime/snapshot.h). BeginSnapshot runs while the shard is held
+  // whole; then SnapshotStep each loop turn until it returns false.
+  struct SnapshotCounts {
+    size_t keys = 0;
+    size_t expires = 0;
+  };
+  SnapshotCounts BeginSnapshot(std::shared_ptr<SnapshotSink> sink);
+  bool SnapshotActive() const { return snapshot_.active(); }
+  SnapshotProgress SnapshotStep(int64_t now_us);
+  // Writes `e` to the running snapshot unless it is there already: it is about to change.
+  void Preserve(const Entry& e) { snapshot_.Preserve(e); }
+
   // Redis's signalModifiedKey: `key`'s value or TTL changed, so clients WATCHing it fail
   // their EXEC. The mutators below call it themselves; commands that edit a value in
   // place (APPEND, SETRANGE) call it after the edit. Costs one branch while nothing is
   // watched.
   void KeyModified(std::string_view key) {
+    dirty_.store(dirty_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     if (!watched_.empty()) watched_.Touch(key);
   }
+  // Changes made on this shard since it started (Redis's server.dirty, per shard): save
+  // points and INFO's rdb_changes_since_last_save count from it. Any thread.
+  int64_t Dirty() const { return dirty_.load(std::memory_order_relaxed); }
   WatchedKeys& watched() { return watched_; }
 
   // Locks held by multi-shard commands on this shard's keys, and the work waiting on them.
@@ -216,6 +235,8 @@ class Shard {
   };
   using TtlHeap = IndexedHeap<Entry*, HeapTraits, 4>;
 
+  // Find without writing the entry to a running snapshot: for reads.
+  Entry* Lookup(std::string_view key);
   // Table and heap bookkeeping around entries coming and going.
   // `is_new`: raise "new" (false only when a taken entry goes back).
   Entry* Link(EntryPtr e, bool is_new = true);
@@ -246,6 +267,7 @@ class Shard {
   // the key anew reclaims it first.
   bool kept_expired_ = false;
   Evictor evictor_{*this};
+  ShardSnapshot snapshot_;
   ThreadCheck thread_check_;
   // Written by the owner, read by any thread; a line of its own, as other threads read
   // it while the owner's hot fields change.
@@ -255,6 +277,9 @@ class Shard {
     std::atomic<size_t> ttl_keys{0};
   };
   Published published_;
+  // Written on every change and rarely read elsewhere: a line of its own, away from what
+  // other threads read often.
+  alignas(64) std::atomic<int64_t> dirty_{0};
 };
 
 // One in-place change of a key's object (ZADD, ZREM, ...), as Dragonfly's
@@ -265,6 +290,7 @@ class Shard {
 class ValueUpdate {
  public:
   ValueUpdate(Shard& shard, Entry* e) : shard_(shard), e_(e), bytes_before_(ValueBytes(*e)) {
+    shard.Preserve(*e);
     e->Touch();
   }
   ~ValueUpdate() { Finish(); }

@@ -99,6 +99,9 @@ struct Config {
   Tunable<bool> auth_required = false;
   // With no password, connections from non-loopback peers are refused (Redis's DENIED).
   Tunable<bool> protected_mode = true;
+  // Redis 7's enable-protected-configs: whether CONFIG SET may change the protected
+  // settings (dir, dbfilename): "no", "yes", or "local" for loopback clients. Fixed at start.
+  std::string enable_protected_configs = "no";
 
   // Client limits. A client whose unparsed input exceeds this is closed.
   Tunable<int64_t> client_query_buffer_limit = 1LL << 30;
@@ -121,6 +124,21 @@ struct Config {
   // Milliseconds a script runs before its thread turns busy: -BUSY to other commands,
   // SCRIPT KILL possible (docs/SCRIPTING.md). 0: never. Redis's, alias lua-time-limit.
   Tunable<int64_t> busy_reply_threshold = 5000;
+  // Snapshots (docs/PERSISTENCE.md). The strings and save points are under config_mu.
+  // `dir` is absolute: the working directory at start unless set.
+  std::string dir;
+  std::string dbfilename = "dump.rdb";
+  struct SavePoint {
+    int64_t seconds = 0;
+    int64_t changes = 0;
+  };
+  std::vector<SavePoint> save_points = {{3600, 1}, {300, 100}, {60, 10000}};
+  Tunable<bool> rdbcompression = true;
+  Tunable<bool> rdbchecksum = true;
+  Tunable<bool> stop_writes_on_bgsave_error = true;
+  // Microseconds between two keys of a snapshot's background slices: Redis's test knob,
+  // here a pace rather than a sleep, so no thread stalls. 0 in production.
+  Tunable<int64_t> rdb_key_save_delay = 0;
   // INFO latencystats' percentiles; under config_mu like every string.
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.

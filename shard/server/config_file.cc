@@ -124,6 +124,7 @@ bool RewriteConfigFile(const Config& config, std::string* error) {
 
 bool ApplyConfigText(std::string_view text, Config* config, std::string* error) {
   int lineno = 0;
+  int saves_seen = 0;
   size_t start = 0;
   while (start < text.size()) {
     size_t end = text.find('\n', start);
@@ -150,6 +151,12 @@ bool ApplyConfigText(std::string_view text, Config* config, std::string* error) 
     }
     std::string value;
     for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
+    // As in redis.conf, save lines add up: the first replaces the defaults, `save ""`
+    // clears them.
+    if (p->name == "save" && saves_seen++ > 0 && !value.empty()) {
+      const std::string before = p->get(*config);
+      if (!before.empty()) value = StrCat(before, " ", value);
+    }
     std::string why = p->set(*config, value);
     if (!why.empty()) {
       *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);

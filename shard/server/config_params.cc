@@ -1,7 +1,14 @@
 #include "shard/server/config_params.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <climits>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "core/numbers.h"
 #include "core/split_args.h"
@@ -141,29 +148,45 @@ std::string NormalizeMemory(std::string_view v, std::string* error) {
   return std::to_string(x);
 }
 
-std::string NormalizeYesNo(std::string_view v, std::string* error) {
-  std::string l = ToLower(v);
-  if (l != "yes" && l != "no") *error = "argument must be 'yes' or 'no'";
-  return l;
+// "<seconds> <changes>" pairs, or "" for none, as Redis checks them.
+std::string SetSavePoints(Config& c, std::string_view v) {
+  auto words = SplitArgs(v);
+  if (!words || words->size() % 2 != 0) return "Invalid save parameters";
+  std::vector<Config::SavePoint> points;
+  for (size_t i = 0; i < words->size(); i += 2) {
+    Config::SavePoint point;
+    if (!ParseInt64((*words)[i], &point.seconds) || point.seconds < 0 ||
+        !ParseInt64((*words)[i + 1], &point.changes) || point.changes < 0) {
+      return "Invalid save parameters";
+    }
+    points.push_back(point);
+  }
+  c.save_points = std::move(points);
+  return "";
 }
 
-// "<seconds> <changes>" pairs, or "" for none, as Redis checks them.
-std::string NormalizeSave(std::string_view v, std::string* error) {
-  auto words = SplitArgs(v);
-  if (!words || words->size() % 2 != 0) {
-    *error = "Invalid save parameters";
-    return "";
-  }
+std::string FormatSavePoints(const Config& c) {
   std::string out;
-  for (const std::string& w : *words) {
-    int64_t x;
-    if (!ParseInt64(w, &x) || x < 0) {
-      *error = "Invalid save parameters";
-      return "";
-    }
-    StrAppend(&out, out.empty() ? "" : " ", x);
+  for (const Config::SavePoint& p : c.save_points) {
+    StrAppend(&out, out.empty() ? "" : " ", p.seconds, " ", p.changes);
   }
   return out;
+}
+
+std::string CurrentDir() {
+  char buf[PATH_MAX];
+  return ::getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string(".");
+}
+
+// As Redis's chdir: the directory must exist; CONFIG GET shows it absolute.
+std::string SetDir(Config& c, std::string_view v) {
+  char resolved[PATH_MAX];
+  const std::string path(v);
+  struct stat st;
+  if (::realpath(path.c_str(), resolved) == nullptr) return std::strerror(errno);
+  if (::stat(resolved, &st) != 0 || !S_ISDIR(st.st_mode)) return std::strerror(ENOTDIR);
+  c.dir = resolved;
+  return "";
 }
 
 std::vector<ConfigParam> MakeParams() {
@@ -297,6 +320,17 @@ std::vector<ConfigParam> MakeParams() {
                }});
   p.push_back({"protected-mode", [](const Config& c) { return YesNo(c.protected_mode); },
                BoolSetter(&Config::protected_mode)});
+  p.push_back({"enable-protected-configs",
+               [](const Config& c) { return c.enable_protected_configs; },
+               [](Config& c, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l != "yes" && l != "no" && l != "local") {
+                   return std::string("argument(s) must be one of the following: no, yes, local");
+                 }
+                 c.enable_protected_configs = l;
+                 return std::string();
+               },
+               false});
   p.push_back({"client-query-buffer-limit",
                [](const Config& c) { return std::to_string(c.client_query_buffer_limit.get()); },
                [](Config& c, std::string_view v) {
@@ -329,17 +363,43 @@ std::vector<ConfigParam> MakeParams() {
                IntSetter(&Config::lfu_log_factor, 0, INT32_MAX)});
   p.push_back({"lfu-decay-time", IntGetter(&Config::lfu_decay_time),
                IntSetter(&Config::lfu_decay_time, 0, INT32_MAX)});
-  // What clients and tools ask about; ringcache has no persistence and one database.
-  p.push_back(Accepted("save", "", NormalizeSave));
-  p.push_back(Accepted("appendonly", "no", NormalizeYesNo));
-  p.push_back(Immutable("databases", "1"));
-  p.push_back(Immutable("daemonize", "no"));
-  ConfigParam dir = Accepted("dir", ".");
+  // Snapshots (docs/PERSISTENCE.md).
+  p.push_back({"save", FormatSavePoints, SetSavePoints});
+  ConfigParam dir{"dir", [](const Config& c) { return c.dir.empty() ? CurrentDir() : c.dir; },
+                  SetDir};
   dir.is_protected = true;
   p.push_back(dir);
-  ConfigParam dbfilename = Accepted("dbfilename", "dump.rdb");
+  ConfigParam dbfilename{"dbfilename", [](const Config& c) { return c.dbfilename; },
+                         [](Config& c, std::string_view v) {
+                           if (v.find('/') != std::string_view::npos) {
+                             return std::string("dbfilename can't be a path, just a filename");
+                           }
+                           c.dbfilename = std::string(v);
+                           return std::string();
+                         }};
   dbfilename.is_protected = true;
   p.push_back(dbfilename);
+  p.push_back({"rdbcompression", [](const Config& c) { return YesNo(c.rdbcompression); },
+               BoolSetter(&Config::rdbcompression)});
+  p.push_back({"rdbchecksum", [](const Config& c) { return YesNo(c.rdbchecksum); },
+               BoolSetter(&Config::rdbchecksum)});
+  p.push_back({"stop-writes-on-bgsave-error",
+               [](const Config& c) { return YesNo(c.stop_writes_on_bgsave_error); },
+               BoolSetter(&Config::stop_writes_on_bgsave_error)});
+  p.push_back({"rdb-key-save-delay", IntGetter(&Config::rdb_key_save_delay),
+               IntSetter(&Config::rdb_key_save_delay, 0, INT32_MAX)});
+  // No append-only log yet: turning it on is refused rather than silently ignored.
+  p.push_back({"appendonly", [](const Config&) { return std::string("no"); },
+               [](Config&, std::string_view v) {
+                 std::string l = ToLower(v);
+                 if (l == "no") return std::string();
+                 if (l != "yes") return std::string("argument must be 'yes' or 'no'");
+                 return std::string(
+                     "ringcache has no append-only log yet; use save points (docs/PERSISTENCE.md)");
+               }});
+  // What clients and tools ask about; ringcache has one database.
+  p.push_back(Immutable("databases", "1"));
+  p.push_back(Immutable("daemonize", "no"));
   p.push_back(Immutable("io-threads", "1"));
   p.push_back(Immutable("logfile", ""));
   p.push_back(Accepted("tcp-keepalive", "300", IntNormalizer(0, INT32_MAX)));

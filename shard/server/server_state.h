@@ -13,6 +13,7 @@
 #include "shard/server/config.h"
 #include "shard/server/introspection.h"
 #include "shard/server/memory_state.h"
+#include "shard/server/persist_state.h"
 #include "timers/clock.h"
 
 namespace rc {
@@ -55,6 +56,8 @@ struct ServerState {
   Introspection introspect;
   // maxmemory's server-wide figures (shard/runtime/memory_limit.h).
   MemoryState memory;
+  // Snapshots: in progress, last result, changes since (shard/persist/).
+  PersistState persist;
   // The slot map while cluster-enabled is yes (docs/CLUSTER.md); no map otherwise.
   ClusterState cluster;
   // Scripts and each thread's Lua engine (shard/scripting/script_registry.h); null in

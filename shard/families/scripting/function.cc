@@ -14,6 +14,7 @@
 #include "shard/families/scripting/script_run.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/function_dump.h"
+#include "shard/scripting/restore_set.h"
 #include "shard/scripting/function_engine.h"
 #include "shard/scripting/function_registry.h"
 #include "shard/scripting/script_errors.h"
@@ -227,27 +228,8 @@ void FunctionRestore(CoordCmd& cmd) {
   // As Redis does, the payload's libraries are made into a set of their own first, so
   // they may not clash among themselves; then the set joins the server's as `policy` says.
   std::vector<LibraryPtr> libs;
-  auto in_payload = [&libs](std::string_view name) {
-    for (const LibraryPtr& lib : libs) {
-      if (lib->name == name) return true;
-    }
-    return false;
-  };
   auto each = [&](std::string_view code, std::string* error) {
-    LibraryPtr lib;
-    if (!engine.Make(code, in_payload, &lib, error)) return false;
-    for (const FunctionInfo& f : lib->functions) {
-      for (const LibraryPtr& other : libs) {
-        for (const FunctionInfo& g : other->functions) {
-          if (EqualsIgnoreCase(f.name, g.name)) {
-            *error = StrCat("ERR Function ", f.name, " already exists");
-            return false;
-          }
-        }
-      }
-    }
-    libs.push_back(std::move(lib));
-    return true;
+    return AddToRestoreSet(engine, code, &libs, error);
   };
   std::string error;
   if (!UndumpLibraries(cmd.args[2], each, &error) ||

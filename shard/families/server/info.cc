@@ -37,6 +37,7 @@ struct ThreadReport {
   size_t dataset_bytes = 0;
   size_t expires = 0;
   int64_t avg_ttl = 0;
+  int64_t dirty = 0;
 };
 
 struct Totals {
@@ -50,6 +51,7 @@ struct Totals {
   CommandStats commands;  // every thread's, merged
   size_t keys = 0, dataset_bytes = 0, expires = 0;
   int64_t avg_ttl = 0;  // weighted by each shard's keys with a TTL
+  int64_t dirty = 0;
 };
 
 Totals Sum(const std::vector<ThreadReport>& reports) {
@@ -73,6 +75,7 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
     t.expired_keys += r.shard.expired_keys;
     t.evicted_keys += r.shard.evicted_keys;
     t.keys += r.keys;
+    t.dirty += r.dirty;
     t.dataset_bytes += r.dataset_bytes;
     t.expires += r.expires;
   }
@@ -187,11 +190,33 @@ void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
             "\r\n");
 }
 
-void PersistenceSection(std::string* out) {
+// Redis 7.0's fields. The cow_* ones measure what a snapshot holds beyond the data set:
+// records queued for the file, the old values writes kept (docs/PERSISTENCE.md). The
+// file loads before the server listens, so loading is always 0 to a client.
+void PersistenceSection(const ServerState& s, const Totals& t, std::string* out) {
+  const PersistState& p = s.persist;
+  const int64_t now = s.clock->NowUnixMillis() / 1000;
+  const bool saving = p.saving.load();
+  const int64_t started = p.save_started_unix.load();
   StrAppend(out, "# Persistence\r\n", "loading:0\r\n", "async_loading:0\r\n",
-            "rdb_changes_since_last_save:0\r\n", "rdb_bgsave_in_progress:0\r\n",
-            "rdb_last_bgsave_status:ok\r\n", "aof_enabled:0\r\n",
-            "aof_rewrite_in_progress:0\r\n\r\n");
+            "current_cow_peak:", saving ? p.peak_bytes.load() : 0, "\r\n", "current_cow_size:", saving ? p.queued_bytes.load() : 0,
+            "\r\n", "current_cow_size_age:0\r\n", "current_fork_perc:0.00\r\n",
+            "current_save_keys_processed:0\r\n", "current_save_keys_total:0\r\n",
+            "rdb_changes_since_last_save:", t.dirty - p.dirty_at_save.load(), "\r\n",
+            "rdb_bgsave_in_progress:", saving ? 1 : 0, "\r\n",
+            "rdb_last_save_time:", p.lastsave_unix.load(), "\r\n",
+            "rdb_last_bgsave_status:", p.last_ok.load() ? "ok" : "err", "\r\n",
+            "rdb_last_bgsave_time_sec:", p.last_duration_s.load(), "\r\n",
+            "rdb_current_bgsave_time_sec:", saving && started >= 0 ? now - started : -1, "\r\n",
+            "rdb_saves:", p.saves.load(), "\r\n", "rdb_last_cow_size:", p.last_peak_bytes.load(),
+            "\r\n", "rdb_last_load_keys_expired:", p.loaded_expired.load(), "\r\n",
+            "rdb_last_load_keys_loaded:", p.loaded_keys.load(), "\r\n", "aof_enabled:0\r\n",
+            "aof_rewrite_in_progress:0\r\n", "aof_rewrite_scheduled:0\r\n",
+            "aof_last_rewrite_time_sec:-1\r\n", "aof_current_rewrite_time_sec:-1\r\n",
+            "aof_last_bgrewrite_status:ok\r\n", "aof_rewrites:0\r\n",
+            "aof_rewrites_consecutive_failures:0\r\n", "aof_last_write_status:ok\r\n",
+            "aof_last_cow_size:0\r\n", "module_fork_in_progress:0\r\n",
+            "module_fork_last_cow_size:0\r\n\r\n");
 }
 
 void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
@@ -335,7 +360,8 @@ void Info(CoordCmd& cmd) {
                             shard.size(),
                             shard.MemoryBytes(),
                             shard.keys_with_ttl(),
-                            shard.SampleAvgTtl(shard.NowMs())};
+                            shard.SampleAvgTtl(shard.NowMs()),
+                            shard.Dirty()};
       },
       [out, server, want, names, percentiles](std::vector<ThreadReport>& reports) {
         Totals t = Sum(reports);
@@ -346,7 +372,7 @@ void Info(CoordCmd& cmd) {
           if (s == "server") ServerSection(*server, &text);
           if (s == "clients") ClientsSection(*server, t, &text);
           if (s == "memory") MemorySection(*server, t, &text);
-          if (s == "persistence") PersistenceSection(&text);
+          if (s == "persistence") PersistenceSection(*server, t, &text);
           if (s == "stats") StatsSection(*server, t, &text);
           if (s == "replication") ReplicationSection(*server, &text);
           if (s == "cpu") CpuSection(&text);

@@ -12,6 +12,7 @@
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
+#include "shard/persist/save.h"
 #include "shard/runtime/fanout.h"
 #include "shard/server/config_file.h"
 #include "shard/server/config_params.h"
@@ -61,6 +62,16 @@ void ConfigGet(CoordCmd& cmd) {
   }
 }
 
+// enable-protected-configs, which is immutable: read without config_mu.
+bool ProtectedAllowed(const CoordCmd& cmd) {
+  const std::string& mode = cmd.server.config.enable_protected_configs;
+  if (mode == "yes") return true;
+  if (mode != "local") return false;
+  const std::string& addr = cmd.client.addr;
+  return addr.rfind("127.", 0) == 0 || addr.rfind("[::1]", 0) == 0 || addr.rfind("::1", 0) == 0 ||
+         addr.empty() || addr.rfind("/", 0) == 0;
+}
+
 // Redis 7.0's order of checks: every name first (the first unknown, immutable, protected
 // or repeated one fails the command; a name and its alias are two names there, the
 // later value wins), then every value, on a copy, so one bad value leaves every setting
@@ -81,7 +92,9 @@ void ConfigSet(CoordCmd& cmd) {
           StrCat("ERR Unknown option or number of arguments for CONFIG SET - '", name, "'"));
     }
     if (!p->runtime) return failed(name, "can't set immutable config");
-    if (p->is_protected) return failed(name, "can't set protected config");
+    if (p->is_protected && !ProtectedAllowed(cmd)) {
+      return failed(name, "can't set protected config");
+    }
     std::string_view called = NameAsCalled(*p, name);
     if (std::find(names.begin(), names.end(), called) != names.end()) {
       return failed(name, "duplicate parameter");
@@ -157,17 +170,22 @@ void Time(CoordCmd& cmd) {
 }
 
 void Shutdown(CoordCmd& cmd) {
-  bool abort = false, nosave = false;
+  bool abort = false, nosave = false, save = false, force = false;
   for (size_t i = 1; i < cmd.args.size(); ++i) {
     std::string opt = ToLower(cmd.args[i]);
     if (opt == "abort") {
       abort = true;
     } else if (opt == "nosave") {
       nosave = true;
-    } else if (opt != "save" && opt != "now" && opt != "force") {
+    } else if (opt == "save") {
+      save = true;
+    } else if (opt == "force") {
+      force = true;
+    } else if (opt != "now") {
       return cmd.reply.Error(err::kSyntax);
     }
   }
+  if (save && nosave) return cmd.reply.Error(err::kSyntax);
   if (abort) {
     if (cmd.args.size() != 2) return cmd.reply.Error(err::kSyntax);
     return cmd.reply.Error("ERR No shutdown in progress.");
@@ -179,8 +197,15 @@ void Shutdown(CoordCmd& cmd) {
       return cmd.reply.Error(BusyError(*busy));
   }
   // Like Redis, a successful SHUTDOWN answers nothing: the connection just closes.
-  cmd.client.close_after_reply = true;
-  cmd.server.RequestShutdown();
+  if (nosave || (!save && !SavePointsSet(cmd.server))) {
+    cmd.client.close_after_reply = true;
+    cmd.server.RequestShutdown();
+    return;
+  }
+  DeferredReply reply(cmd);
+  SaveThenShutdown(cmd.self, cmd.shards, cmd.server, force, [reply] {
+    reply.Send([](ReplyBuilder& rb) { rb.Error("ERR Errors trying to SHUTDOWN. Check logs."); });
+  });
 }
 
 }  // namespace

@@ -1,0 +1,69 @@
+// SAVE, BGSAVE, LASTSAVE (docs/PERSISTENCE.md). The snapshot itself: shard/persist/save.h.
+
+#include <string>
+
+#include "core/strings.h"
+#include "shard/command/command.h"
+#include "shard/command/deferred_reply.h"
+#include "shard/command/errors.h"
+#include "shard/persist/save.h"
+#include "shard/server/server_state.h"
+
+namespace rc {
+
+namespace {
+
+// Unlike Redis's SAVE, nothing stops meanwhile: the reply waits for the file, other
+// clients go on. It is the state at the command's point that is saved, as with Redis.
+void Save(CoordCmd& cmd) {
+  DeferredReply reply(cmd);
+  std::string error;
+  const bool started = StartSave(
+      cmd.self, cmd.shards, cmd.server, &cmd.client, &cmd.sink, SaveReason::kCommand,
+      [reply](bool ok) {
+        reply.Send([ok](ReplyBuilder& rb) { ok ? rb.Ok() : rb.Error("ERR"); });
+      },
+      &error);
+  if (!started) reply.Send([&error](ReplyBuilder& rb) { rb.Error(error); });
+}
+
+void BgSave(CoordCmd& cmd) {
+  if (cmd.args.size() > 2 || (cmd.args.size() == 2 && ToLower(cmd.args[1]) != "schedule")) {
+    return cmd.reply.Error(err::kSyntax);
+  }
+  // SCHEDULE waits only for an append-only rewrite, which ringcache does not have: with
+  // a snapshot running it answers as plain BGSAVE does.
+  std::string error;
+  if (!StartSave(cmd.self, cmd.shards, cmd.server, &cmd.client, &cmd.sink, SaveReason::kCommand,
+                 nullptr, &error)) {
+    return cmd.reply.Error(error);
+  }
+  cmd.reply.SimpleString("Background saving started");
+}
+
+void LastSave(CoordCmd& cmd) {
+  cmd.reply.Integer(cmd.server.persist.lastsave_unix.load(std::memory_order_relaxed));
+}
+
+}  // namespace
+
+void RegisterSaveCommands(CommandTable& t) {
+  CommandTable::Family f = t.StartFamily();
+  f.Add({.name = "save",
+         .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+         .on_coord = Save,
+         .categories = {"@dangerous"}});
+  f.Add({.name = "bgsave",
+         .arity = -1,
+         .flags = kCmdAdmin | kCmdNoScript,
+         .on_coord = BgSave,
+         .categories = {"@dangerous"}});
+  f.Add({.name = "lastsave",
+         .arity = 1,
+         .flags = kCmdLoading | kCmdStale | kCmdFast,
+         .on_coord = LastSave,
+         .categories = {"@admin", "@dangerous"}});
+}
+
+}  // namespace rc

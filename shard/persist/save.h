@@ -1,0 +1,44 @@
+#pragma once
+// Starting and ending a snapshot of the whole keyspace (SAVE, BGSAVE, save points,
+// SHUTDOWN): the coordinator between the shards (shard/runtime/snapshot.h) and the file
+// (rdb_writer.h). docs/PERSISTENCE.md.
+//
+//   worker thread: StartSave ─▶ lock every shard whole ─▶ each shard: BeginSnapshot,
+//   release ─▶ writer.Begin(counts, functions) ... writer thread: file done ─▶ state,
+//   log ─▶ done(ok) on the starting thread
+
+#include <functional>
+#include <string>
+
+#include "shard/command/command.h"
+
+namespace rc {
+
+// Why a save was asked for, for the log (Redis's words).
+enum class SaveReason { kCommand, kSavePoint, kShutdown };
+
+// A worker thread. Starts a snapshot; `done(ok)` later runs on this same thread. False,
+// with Redis's error, when a snapshot is already running. `client` and `sink` are the
+// asking connection's (its later commands queue behind the snapshot's point), or null for
+// the server's own saves.
+using SaveDone = std::function<void(bool ok)>;
+bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
+               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error);
+
+// Worker thread 0's cron: starts a save when a save point is due (Redis's serverCron).
+void MaybeSaveOnSchedule(ShardThread& self, ShardSet& shards, ServerState& server);
+
+// Whether save points are set: SHUTDOWN and SIGTERM then save first.
+bool SavePointsSet(ServerState& server);
+
+// A worker thread: saves, then stops the server (SHUTDOWN [SAVE], SIGTERM with save
+// points). Writes wait meanwhile (a client pause), so no write acknowledged after the
+// snapshot's point is lost. When the save fails the server keeps running, unless
+// `force`, and `failed` runs on this thread.
+void SaveThenShutdown(ShardThread& self, ShardSet& shards, ServerState& server, bool force,
+                      std::function<void()> failed);
+
+// rdb_changes_since_last_save: any thread.
+int64_t ChangesSinceLastSave(ShardSet& shards, const ServerState& server);
+
+}  // namespace rc
