@@ -9,12 +9,16 @@
 #
 #   bash bench/ab.sh THREADS PIPELINE KEYS ROUNDS BINARY...    (BINARY: a ringcache or
 #   redis-server; e.g. bash bench/ab.sh 1 16 1000000 3 /usr/bin/redis-server build/ringcache)
+# A ringcache runs with --save "" and --dir a fresh empty directory: it loads no stray
+# dump.rdb and leaves none.
 set -euo pipefail
 T=$1 P=$2 K=$3 R=$4
 shift 4
 LG=${LOADGEN:-$(dirname "$0")/../build/bench/loadgen}
 secs=${SECS:-4}
 rt=${CHRT-chrt -f 10}
+dirs=$(mktemp -d)
+trap 'rm -rf "$dirs"' EXIT
 declare -A cpu rate
 for r in $(seq "$R"); do
   for b in "$@"; do
@@ -23,7 +27,7 @@ for r in $(seq "$R"); do
     if [[ $(basename "$b") == redis-server* ]]; then
       args=(--port "$port" --save "" --appendonly no)
     else
-      args=(--port "$port" --threads "$T")
+      args=(--port "$port" --threads "$T" --save "" --dir "$(mktemp -d -p "$dirs")")
     fi
     $rt taskset -c "$cpus" "$b" "${args[@]}" >/dev/null 2>&1 &
     pid=$!

@@ -12,10 +12,12 @@ first server. For A/B comparisons of builds, flags, environments or thread count
 A server is NAME=COMMAND, split as a shell would; it may start with env, chrt or taskset
 (each execs the next, so the pid is the server's): e.g.
 "t2=chrt -r 10 env GLIBC_TUNABLES=glibc.malloc.tcache_count=7 build/ringcache --threads 2".
-The script adds --port (and for redis-server --save "" --appendonly no). A round starts
-each server in turn, runs every --prefill (not measured), then every --load, and stops
-it. A load is a client command line with {port} for the server's port (`taskset -c 0
-redis-benchmark -p {port} ...` pins it); with several, each is measured on its own.
+The script adds --port, and for redis-server --save "" --appendonly no, for any other
+(a ringcache) --save "" and --dir a fresh temporary directory, each unless the command
+names it. A round starts each server in turn, runs every --prefill (not measured), then
+every --load, and stops it. A load is a client command line with {port} for the
+server's port (`taskset -c 0 redis-benchmark -p {port} ...` pins it); with several, each
+is measured on its own.
 
 With --perf DIR, `perf record -F --perf-hz -g` follows the server through each load and
 leaves DIR/NAME-roundR-loadL.data for `perf report -i`.
@@ -38,7 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from threads import free_port_block  # noqa: E402
-from vs_redis import Server, cli, cpu_seconds, free_port, ratio  # noqa: E402
+from vs_redis import Server, cli, cpu_seconds, free_port, no_persistence, ratio  # noqa: E402
 
 RATES = [re.compile(r"^(?:[^:\n\r]*: )?([0-9.]+) requests per second", re.M),  # redis-benchmark -q
          re.compile(r'^"[^"]*","([0-9.]+)"', re.M),                           # --csv
@@ -105,6 +107,8 @@ def start(command):
     argv += ["--port", str(port)]
     if any(os.path.basename(w).startswith("redis-server") for w in argv):
         argv += ["--save", "", "--appendonly", "no"]
+    else:
+        argv += no_persistence(argv)
     return Server(command, argv, port)
 
 

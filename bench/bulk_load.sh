@@ -2,7 +2,8 @@
 # Memory per key of a bulk load through one connection, the way users load a cache:
 # KEYS (1M) `SET key:%08d <32 bytes>` fed by `redis-cli --pipe` into ringcache
 # --threads 1, --threads 2 and redis-server in turn; prints each one's RSS growth divided
-# by KEYS.
+# by KEYS. ringcache runs with --save "" and --dir a fresh empty directory: it loads no
+# stray dump.rdb and leaves none.
 #
 #   bash bench/bulk_load.sh build/ringcache
 set -euo pipefail
@@ -10,7 +11,8 @@ bin=${1:-build/ringcache}
 port=${PORT:-$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}
 keys=${KEYS:-1000000}
 data=$(mktemp)
-trap 'rm -f "$data"' EXIT
+dirs=$(mktemp -d)
+trap 'rm -rf "$data" "$dirs"' EXIT
 python3 - "$keys" > "$data" <<'PY'
 import sys
 value = "x" * 32
@@ -34,7 +36,8 @@ measure() {  # pid: waits for the server, loads, prints bytes per key, stops it
 }
 line=""
 for t in 1 2; do
-  "$bin" --port "$port" --threads "$t" >/dev/null 2>&1 &
+  "$bin" --port "$port" --threads "$t" --save "" --dir "$(mktemp -d -p "$dirs")" \
+    >/dev/null 2>&1 &
   line="$line ringcache-t$t=$(measure $!)B"
 done
 redis-server --port "$port" --save "" --appendonly no >/dev/null 2>&1 &

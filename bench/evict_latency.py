@@ -30,7 +30,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eviction import parse_bytes  # noqa: E402
-from vs_redis import Server, cli, free_port  # noqa: E402
+from vs_redis import Server, cli, free_port, no_persistence  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -82,7 +82,8 @@ def benchmark(args, port):
 def run(args, limit):
     port = free_port()
     argv = shlex.split(args.server_prefix) + [args.ringcache, "--port", str(port),
-                                             "--threads", str(args.threads)]
+                                             "--threads", str(args.threads),
+                                             *no_persistence()]
     server = Server("ringcache", argv, port)
     try:
         subprocess.run([args.loadgen, "--port", str(port), "--threads", "1", "--conns", "4",

@@ -30,6 +30,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from vs_redis import no_persistence  # noqa: E402
 
 
 def free_port():
@@ -309,7 +311,7 @@ def main():
                             *common]
                 else:
                     argv = [args.ringcache, "--port", str(port), "--threads", str(args.threads),
-                            *common]
+                            *no_persistence(), *common]
                 server = Server(name, argv, port)
                 try:
                     results[name] = measure(server, trace, args.warmup, mode, args.batch)

@@ -17,7 +17,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from vs_redis import cli, free_port, wait_ping  # noqa: E402
+from vs_redis import cli, free_port, no_persistence, wait_ping  # noqa: E402
 
 
 def run(args, kind):
@@ -25,7 +25,8 @@ def run(args, kind):
     if kind == "redis":
         argv = ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"]
     else:
-        argv = [args.ringcache, "--port", str(port), "--threads", kind.split("-")[1]]
+        argv = [args.ringcache, "--port", str(port), "--threads", kind.split("-")[1],
+                *no_persistence()]
     proc = subprocess.Popen(["taskset", "-c", args.server_cpu] + argv,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:

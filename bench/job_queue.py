@@ -12,12 +12,16 @@ ringcache's jobs/s and p99 wake-up latency as ratios of redis-server's.
 """
 
 import argparse
+import os
 import re
 import socket
 import statistics
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vs_redis import no_persistence  # noqa: E402
 
 
 def free_port():
@@ -44,7 +48,8 @@ def pinned(cpus, argv):
 def start_servers(args):
     rc_port, redis_port = free_port(), free_port()
     rc = subprocess.Popen(pinned(args.server_cpus, [args.ringcache, "--port", str(rc_port),
-                                                   "--threads", str(args.threads)]),
+                                                   "--threads", str(args.threads),
+                                                   *no_persistence()]),
                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     redis = subprocess.Popen(pinned(args.server_cpus, [args.redis_server, "--port", str(redis_port),
                                                       "--save", "", "--appendonly", "no"]),

@@ -32,6 +32,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from eviction import Server, free_port, parse_bytes  # noqa: E402
+from vs_redis import no_persistence  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -72,7 +73,8 @@ def run(args, name, spec, maxmemory, values):
     if "redis" in os.path.basename(path):
         argv = [path, "--port", str(port), "--save", "", "--appendonly", "no", *common]
     else:
-        argv = [path, "--port", str(port), "--threads", str(args.threads), *common]
+        argv = [path, "--port", str(port), "--threads", str(args.threads), *no_persistence(),
+                *common]
     old_env = os.environ.copy()
     os.environ.clear()
     os.environ.update(env)

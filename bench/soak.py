@@ -42,7 +42,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import soak_checks  # noqa: E402
-from vs_redis import cpu_seconds, free_port, rss_bytes  # noqa: E402
+from vs_redis import cpu_seconds, free_port, no_persistence, rss_bytes  # noqa: E402
 
 SLACK = 0.050          # clock slack for deadline comparisons (s)
 MAX_DETAILS = 50       # violation details kept per process
@@ -933,7 +933,7 @@ def main():
     client_cpu = {int(args.client_cpu)} if ncpu >= 2 else None
     port = free_port()
     argv = ["taskset", "-c", args.server_cpu, args.ringcache, "--port", str(port),
-            "--threads", str(args.threads), "--maxclients", "2000"]
+            "--threads", str(args.threads), "--maxclients", "2000", *no_persistence()]
     if args.redis:  # the same soak against redis-server, to check the soak itself
         argv = ["taskset", "-c", args.server_cpu, "redis-server", "--port", str(port),
                 "--save", "", "--appendonly", "no", "--maxclients", "2000"]

@@ -34,7 +34,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, __file__.rsplit("/", 1)[0])
-from vs_redis import cli, cpu_seconds, free_port, ratio, wait_ping  # noqa: E402
+from vs_redis import cli, cpu_seconds, free_port, no_persistence, ratio, wait_ping  # noqa: E402
 
 
 def free_port_block(n):
@@ -58,7 +58,7 @@ def run_point(args, threads, server_cpus, client_cpus):
     port = free_port()
     proc = subprocess.Popen(
         ["taskset", "-c", server_cpus, args.ringcache, "--port", str(port),
-         "--threads", str(threads)],
+         "--threads", str(threads), *no_persistence()],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ping(port)
@@ -89,7 +89,8 @@ def cpu_point(args, kind, pipeline):
     if kind == "redis":
         argv = ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"]
     else:
-        argv = [args.ringcache, "--port", str(port), "--threads", kind.split("-")[1]]
+        argv = [args.ringcache, "--port", str(port), "--threads", kind.split("-")[1],
+                *no_persistence()]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_ping(port)
@@ -128,13 +129,14 @@ def start_servers(args, kind, tmp):
             json.dump({"nodes": [{"ip": "127.0.0.1", "port": p, "slots": [list(r)]}
                                  for p, r in zip(ports, ranges)]}, f)
         procs = [subprocess.Popen([args.ringcache, "--port", str(p), "--threads", "1",
-                                   "--cluster-enabled", "yes", "--cluster-config-file", path],
+                                   "--cluster-enabled", "yes", "--cluster-config-file", path,
+                                   *no_persistence()],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                  for p in ports]
         return procs, ports[0], True
     threads, client = kind.split("-")[1], kind.split("-")[2]
     port = free_port_block(int(threads) + 1)
-    argv = [args.ringcache, "--port", str(port), "--threads", threads]
+    argv = [args.ringcache, "--port", str(port), "--threads", threads, *no_persistence()]
     if client == "cluster":
         argv += ["--cluster-enabled", "yes"]
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -12,11 +12,14 @@ Reported figures are medians over --rounds rounds:
 """
 
 import argparse
+import atexit
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -68,6 +71,23 @@ def wait_ping(port, timeout=10):
     raise RuntimeError(f"server on {port} did not answer PING")
 
 
+_dirs = None  # where no_persistence() makes its directories; removed at exit
+
+
+def no_persistence(argv=()):
+    """Flags for a ringcache a benchmark starts: `--save ""` (no snapshots) and `--dir` a
+    fresh empty directory (no stray dump.rdb to load, none left behind), each unless
+    `argv` names it already. The directories go when the script exits."""
+    global _dirs
+    flags = [] if "--save" in argv else ["--save", ""]
+    if "--dir" not in argv:
+        if _dirs is None:
+            _dirs = tempfile.mkdtemp(prefix="ringcache-bench-")
+            atexit.register(shutil.rmtree, _dirs, ignore_errors=True)
+        flags += ["--dir", tempfile.mkdtemp(dir=_dirs)]
+    return flags
+
+
 class Server:
     def __init__(self, name, argv, port):
         self.name, self.port = name, port
@@ -88,7 +108,8 @@ def start(kind, args):
     if kind == "redis":
         argv = pin + ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"]
     else:
-        argv = pin + [args.ringcache, "--port", str(port), "--threads", str(args.threads)]
+        argv = pin + [args.ringcache, "--port", str(port), "--threads", str(args.threads),
+                      *no_persistence()]
     return Server(kind, argv, port)
 
 

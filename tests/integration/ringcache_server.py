@@ -8,12 +8,15 @@ class if the server does not exit 0 on SIGTERM.
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
+import weakref
 
 BINARY = None  # set by main()
 # Gitignored, in the clone: what the build directories of one clone share (clients, caches).
@@ -51,12 +54,24 @@ class Ringcache:
     """The server as a child process; stdout and stderr are kept for failure messages.
 
     `args` replace the default `--port 0 --threads N` when given (a config file first,
-    say); the port is read from the ready line either way.
+    say); the port is read from the ready line either way. Then come `--save ""` (no
+    snapshots) and `--dir` a fresh temporary directory, removed at stop() (no stray
+    dump.rdb is loaded, none is left behind), each unless `args` or `extra` names it (a
+    test about persistence), then `extra`.
     """
 
     def __init__(self, binary=None, threads=3, extra=(), args=None):
         argv = [binary or BINARY]
         argv += list(args) if args is not None else ["--port", "0", "--threads", str(threads)]
+        named = set(argv) | set(extra)
+        if "--save" not in named:
+            argv += ["--save", ""]
+        self.remove_dir = lambda: None
+        if "--dir" not in named:
+            path = tempfile.mkdtemp(prefix="ringcache-test-")
+            # Also at exit, for a server that was never stopped.
+            self.remove_dir = weakref.finalize(self, shutil.rmtree, path, ignore_errors=True)
+            argv += ["--dir", path]
         argv += list(extra)
         # ctest runs these tests on each engine, naming it in RINGCACHE_IO_ENGINE.
         engine = os.environ.get("RINGCACHE_IO_ENGINE")
@@ -86,6 +101,7 @@ class Ringcache:
             if not chunk:
                 self.proc.kill()
                 self.proc.wait()
+                self.remove_dir()
                 raise RuntimeError("ringcache printed no ready line; output:\n"
                                    + self.output.decode(errors="replace"))
             self.output += chunk
@@ -101,6 +117,7 @@ class Ringcache:
             code = None
         self.output += self.proc.stdout.read()
         self.proc.stdout.close()
+        self.remove_dir()
         return code
 
     def stop_ok(self):

@@ -23,6 +23,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -321,11 +322,35 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
   if (const char* engine = std::getenv("RINGCACHE_IO_ENGINE"); engine != nullptr && *engine) {
     args.insert(args.end(), {"--io-engine", engine});
   }
+  // No snapshots, and a `dir` of its own: a test server neither leaves a dump.rdb in the
+  // working directory nor loads one another server left there. A test that names either
+  // flag (one about persistence) keeps its own.
+  auto named_flag = [&extra](std::string_view flag) {
+    return std::find(extra.begin(), extra.end(), flag) != extra.end();
+  };
+  if (!named_flag("--save")) args.insert(args.end(), {"--save", ""});
+  std::string dir;
+  if (!named_flag("--dir")) {
+    std::error_code ec;
+    std::filesystem::path tmp = std::filesystem::temp_directory_path(ec);
+    if (ec) tmp = "/tmp";
+    dir = (tmp / "ringcache-test-XXXXXX").string();
+    if (mkdtemp(dir.data()) == nullptr) {
+      *error = absl::StrCat("mkdtemp ", dir, ": ", strerror(errno));
+      return nullptr;
+    }
+    args.insert(args.end(), {"--dir", dir});
+  }
   args.insert(args.end(), extra.begin(), extra.end());
   pid_t pid;
   int out_fd;
-  if (!Spawn(args, &pid, &out_fd, error, sandbox)) return nullptr;
+  if (!Spawn(args, &pid, &out_fd, error, sandbox)) {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    return nullptr;
+  }
   std::unique_ptr<ServerProcess> p(new ServerProcess("ringcache", pid, PidfdOpen(pid), out_fd));
+  p->dir_ = std::move(dir);
   if (!p->WaitOutput([](const std::string& o) { return ParseReadyPort(o) > 0; }, kReadyTimeout)) {
     std::optional<int> status = p->WaitExit(milliseconds(0));
     *error = absl::StrCat(
@@ -338,8 +363,7 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
   // The environment's engine must be the one that runs, or a rerun tests nothing new. A
   // host without io_uring is told apart: the caller skips (and CI fails, gtest_main.cc).
   const char* engine = std::getenv("RINGCACHE_IO_ENGINE");
-  bool named = std::find(extra.begin(), extra.end(), "--io-engine") != extra.end();
-  if (engine != nullptr && *engine && !named &&
+  if (engine != nullptr && *engine && !named_flag("--io-engine") &&
       p->Output().find(absl::StrCat(" io=", engine, " ")) == std::string::npos) {
     if (std::string_view(engine) == "io_uring" && p->Output().find(" io=epoll ") != std::string::npos) {
       p->io_uring_fell_back_ = true;
@@ -440,6 +464,10 @@ ServerProcess::~ServerProcess() {
   }
   drain_.join();
   close(pidfd_);
+  if (!dir_.empty()) {
+    std::error_code ec;  // What the server wrote there goes with it.
+    std::filesystem::remove_all(dir_, ec);
+  }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -66,8 +66,10 @@ enum class Sandbox {
 class ServerProcess {
  public:
   // Starts RingcacheBinary() with `--port 0 --threads N`, then
-  // `--io-engine $RINGCACHE_IO_ENGINE` when that is set, then `extra` flags, and waits for
-  // its ready line. On failure returns null and sets `*error` (with the server's output);
+  // `--io-engine $RINGCACHE_IO_ENGINE` when that is set, then `--save ""` (no snapshots)
+  // and `--dir` a fresh temporary directory removed once the process is gone (no stray
+  // dump.rdb is loaded, none is left behind), each unless `extra` names it, then `extra`
+  // flags, and waits for its ready line. On failure returns null and sets `*error` (with the server's output);
   // also when the server runs another engine than RINGCACHE_IO_ENGINE names, but for
   // io_uring's fallback to epoll (io_uring_fell_back()).
   static std::unique_ptr<ServerProcess> StartRingcache(int threads, const Args& extra,
@@ -116,6 +118,7 @@ class ServerProcess {
   pid_t pid_;
   int pidfd_;
   int port_ = 0;
+  std::string dir_;  // The temporary --dir StartRingcache made, if any: removed at the end.
   std::optional<int> exit_status_;
   bool report_exit_ = true;  // False after a failed start, whose error says it all.
   bool io_uring_fell_back_ = false;

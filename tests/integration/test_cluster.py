@@ -412,7 +412,8 @@ class ThreeProcessesTest(ClusterChecks, unittest.TestCase):
     def test_a_map_without_this_node_is_refused_at_start(self):
         out = subprocess.run([ringcache_server.BINARY, "--port",
                               str(free_port()), "--cluster-enabled", "yes",
-                              "--cluster-config-file", self.map_path],
+                              "--cluster-config-file", self.map_path,
+                              "--save", "", "--dir", self.tmp.name],
                              capture_output=True, text=True, timeout=30)
         self.assertNotEqual(out.returncode, 0)
         self.assertIn("is not in the map", out.stdout + out.stderr)

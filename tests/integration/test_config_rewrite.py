@@ -31,7 +31,10 @@ class ConfigRewriteTest(unittest.TestCase):
             with open(path, "w") as f:
                 f.write("# my settings\nport 0\nmaxclients 100\n# keep me\n"
                         "timeout 0\ntimeout 7\nsave \"\"\nappendonly no\n")
-            server = Ringcache(args=[path, "--threads", "2"])
+            # Both servers' `dir` is d: CONFIG REWRITE writes it into the file, which then
+            # must not name a directory gone by the restart (the harness's own is removed
+            # with its server).
+            server = Ringcache(args=[path, "--threads", "2"], extra=["--dir", d])
             try:
                 r = redis.Redis(port=server.port, decode_responses=True)
                 r.config_set("maxclients", 250)
@@ -55,7 +58,7 @@ class ConfigRewriteTest(unittest.TestCase):
             self.assertFalse(any(l.startswith("proto-max-bulk-len") for l in lines))
             self.assertFalse(os.path.exists(path + ".rewrite.tmp"))
 
-            server = Ringcache(args=[path, "--port", "0"])
+            server = Ringcache(args=[path, "--port", "0"], extra=["--dir", d])
             try:
                 r = redis.Redis(port=server.port, decode_responses=True)
                 self.assertEqual(r.config_get("maxclients"), {"maxclients": "250"})
