@@ -145,8 +145,7 @@ TEST_P(MigrateTest, KeysCopyReplaceAndTargetErrors) {
 
   // Another database of the target.
   EXPECT_EQ(rcc_->Cmd({"SET", "db", "x"}), "+OK");
-  EXPECT_EQ(rcc_->Cmd({"MIGRATE", "127.0.0.1", std::to_string(redis_->port()), "db", "3",
-                       "5000"}),
+  EXPECT_EQ(rcc_->Cmd({"MIGRATE", "127.0.0.1", std::to_string(redis_->port()), "db", "3", "5000"}),
             "+OK");
   EXPECT_EQ(redisc_->Cmd({"SELECT", "3"}), "+OK");
   EXPECT_EQ(redisc_->Cmd({"GET", "db"}), "$x");
