@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <string>
 
 #include "core/crc64.h"
@@ -133,6 +134,60 @@ TEST(RdbTest, TruncatedAndMalformedStringsFail) {
   const std::string unknown("\xc5", 1);
   RdbReader bad_encoding(unknown);
   EXPECT_FALSE(bad_encoding.ReadString(&out));
+}
+
+// What the snapshot and the value codec read besides strings: positions, raw bytes,
+// fixed-width little-endian numbers, both kinds of doubles, skipped strings.
+TEST(RdbTest, ReaderNumbersSkipsAndOffsets) {
+  std::string in;
+  RdbAppendU64(0x0102030405060708ULL, &in);
+  RdbAppendBinaryDouble(-2.5, &in);
+  in += "\xfe";  // +inf as rdbSaveDoubleValue writes it
+  in += "\x03" "1.5";
+  in += std::string("\xd2\x02\x96\x49", 4);  // u32 1234567890
+  RdbAppendString("12", &in);
+  RdbAppendString(std::string(100, 'a'), &in);
+  RdbAppendString("plain", &in);
+  RdbReader r(in);
+  uint64_t u = 0;
+  double d = 0;
+  uint32_t u32 = 0;
+  std::string_view raw;
+  ASSERT_TRUE(r.ReadU64(&u));
+  EXPECT_EQ(u, 0x0102030405060708ULL);
+  EXPECT_EQ(r.offset(), 8u);
+  ASSERT_TRUE(r.ReadBinaryDouble(&d));
+  EXPECT_EQ(d, -2.5);
+  ASSERT_TRUE(r.ReadStringDouble(&d));
+  EXPECT_EQ(d, std::numeric_limits<double>::infinity());
+  ASSERT_TRUE(r.ReadStringDouble(&d));
+  EXPECT_EQ(d, 1.5);
+  ASSERT_TRUE(r.ReadU32(&u32));
+  EXPECT_EQ(u32, 1234567890u);
+  const size_t before_skips = r.offset();
+  ASSERT_TRUE(r.SkipString());  // integer-encoded
+  ASSERT_TRUE(r.SkipString());  // LZF, not decompressed
+  EXPECT_GT(r.offset(), before_skips + 3);
+  std::string scratch;
+  ASSERT_TRUE(r.ReadStringView(&raw, &scratch));
+  EXPECT_EQ(raw, "plain");
+  EXPECT_NE(raw.data(), scratch.data());  // a view into the input: no copy
+  EXPECT_EQ(r.offset(), in.size());
+  EXPECT_FALSE(r.ReadRaw(1, &raw));
+  EXPECT_FALSE(r.ReadU64(&u));
+}
+
+TEST(RdbTest, UncompressedStringsStayIntegersOtherwisePlain) {
+  std::string enc;
+  RdbAppendString(std::string(100, 'a'), &enc, /*compress=*/false);
+  EXPECT_EQ(enc.size(), 2u + 100u);  // 14-bit length, then the bytes
+  enc.clear();
+  RdbAppendString("-7", &enc, false);
+  EXPECT_EQ(enc, std::string("\xc0\xf9", 2));
+  // A canonical spelling of more than 11 bytes, or outside int32, stays a string.
+  enc.clear();
+  RdbAppendString("2147483648", &enc, false);
+  EXPECT_EQ(uint8_t(enc[0]), 10u);
 }
 
 }  // namespace

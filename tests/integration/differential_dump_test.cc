@@ -81,20 +81,21 @@ std::vector<Case> Cases() {
       {"lzf string", {{"SET", "k", std::string(300, 'a') + "tail"}}, true},
       {"binary string", {{"SET", "k", Noise(5000)}}, true},
       {"string with ttl", {{"SET", "k", "v", "PX", "100000"}}, true},
-      {"small list", {{"RPUSH", "k", "a", "1", "-1", "300", "-5000", "70000", "3000000000", "x y"}},
+      {"small list",
+       {{"RPUSH", "k", "a", "1", "-1", "300", "-5000", "70000", "3000000000", "x y"}},
        true},
       {"big list", {Push("RPUSH", "k", Numbered("element", 3000))}, true},
       {"list of big elements",
        {{"RPUSH", "k", std::string(9000, 'b'), "small", Noise(20000), "9"}},
        true},
       {"intset", {{"SADD", "k", "1", "2", "-3", "100000"}}, true},
-      {"64-bit intset", {{"SADD", "k", "1", "-9223372036854775808", "9223372036854775807"}},
-       true},
+      {"64-bit intset", {{"SADD", "k", "1", "-9223372036854775808", "9223372036854775807"}}, true},
       {"intset past its limit", {Push("SADD", "k", Numbered("", 600, 3))}, false},
       {"one-member set", {{"SADD", "k", "member"}}, true},
       {"small string set", {Push("SADD", "k", Numbered("s", 100))}, false},
       {"big set", {Push("SADD", "k", Numbered("s", 1000))}, false},
-      {"listpack zset", {{"ZADD", "k", "1", "a", "1.1", "b", "-0", "c", "inf", "d", "5e18", "e"}},
+      {"listpack zset",
+       {{"ZADD", "k", "1", "a", "1.1", "b", "-0", "c", "inf", "d", "5e18", "e"}},
        true},
       {"skiplist zset", {Push("ZADD", "k", scores)}, true},
       {"zset with a long member", {{"ZADD", "k", "1", std::string(70, 'm'), "2", "n"}}, true},
@@ -113,7 +114,9 @@ TEST_P(DiffDumpTest, PayloadsInterchangeForEveryTypeAndEncoding) {
     const std::string theirs = DumpOf(*redisc_, "k"), ours = DumpOf(*rcc_, "k");
     ASSERT_FALSE(theirs.empty());
     ASSERT_FALSE(ours.empty());
-    if (c.same_bytes) EXPECT_EQ(ours, theirs);
+    if (c.same_bytes) {
+      EXPECT_EQ(ours, theirs);
+    }
     // Each payload into the other server, under a key of its own that both then hold.
     const std::string from_redis = absl::StrCat("from_redis", n),
                       from_rc = absl::StrCat("from_rc", n++);
@@ -182,14 +185,25 @@ TEST_P(DiffDumpTest, Errors) {
       {"RESTORE", "n", "0", ""},
       {"RESTORE", "n", "0", flipped},
       {"RESTORE", "n", "0", crc_zero},
-      {"RESTORE", "n", "0", WithFooter(B("\x00\x01" "a"), 11)},  // a later RDB version
-      {"RESTORE", "n", "0", WithFooter(B("\x00\xc5"))},           // bad string encoding
-      {"RESTORE", "n", "0", WithFooter(B("\x0f\x00"))},           // a stream: not ours
-      {"RESTORE", "n", "0", WithFooter(B("\x02\x00"))},           // empty set
-      {"RESTORE", "n", "0", WithFooter(B("\x02\x02\x01" "a\x01" "a"))},  // duplicate
-      {"RESTORE", "n", "0", WithFooter(B("\x00\x01" "abc"))},  // trailing bytes: accepted
+      {"RESTORE", "n", "0",
+       WithFooter(B("\x00\x01"
+                    "a"),
+                  11)},                                  // a later RDB version
+      {"RESTORE", "n", "0", WithFooter(B("\x00\xc5"))},  // bad string encoding
+      {"RESTORE", "n", "0", WithFooter(B("\x0f\x00"))},  // a stream: not ours
+      {"RESTORE", "n", "0", WithFooter(B("\x02\x00"))},  // empty set
+      {"RESTORE", "n", "0",
+       WithFooter(B("\x02\x02\x01"
+                    "a\x01"
+                    "a"))},  // duplicate
+      {"RESTORE", "n", "0",
+       WithFooter(B("\x00\x01"
+                    "abc"))},  // trailing bytes: accepted
       {"GET", "n"},
-      {"RESTORE", "n2", "0", WithFooter(B("\x00\x05" "hello"), 9)},  // an older version
+      {"RESTORE", "n2", "0",
+       WithFooter(B("\x00\x05"
+                    "hello"),
+                  9)},  // an older version
       {"GET", "n2"},
       {"RESTORE", "m", "0", p, "IDLETIME", "5", "FREQ", "3"},
       {"RESTORE", "m", "0", p, "FREQ", "3", "IDLETIME", "5"},

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <future>
 #include <string>
@@ -145,8 +146,7 @@ TEST_P(MigrateTest, KeysCopyReplaceAndTargetErrors) {
 
   // Another database of the target.
   EXPECT_EQ(rcc_->Cmd({"SET", "db", "x"}), "+OK");
-  EXPECT_EQ(rcc_->Cmd({"MIGRATE", "127.0.0.1", std::to_string(redis_->port()), "db", "3",
-                       "5000"}),
+  EXPECT_EQ(rcc_->Cmd({"MIGRATE", "127.0.0.1", std::to_string(redis_->port()), "db", "3", "5000"}),
             "+OK");
   EXPECT_EQ(redisc_->Cmd({"SELECT", "3"}), "+OK");
   EXPECT_EQ(redisc_->Cmd({"GET", "db"}), "$x");
@@ -223,6 +223,22 @@ TEST_P(MigrateTest, AStalledTargetBlocksNoThreadAndHoldsItsKeys) {
   EXPECT_GE(Clock::now() - start, milliseconds(550));
   EXPECT_EQ(migrated.get(), "-IOERR error or timeout reading to target instance");
   EXPECT_EQ(rcc_->Cmd({"GET", "held"}), "$v");
+}
+
+// Each key moved raises "del" here, as Redis's MIGRATE does; COPY raises nothing.
+TEST_P(MigrateTest, RaisesDelForEachKeyMoved) {
+  ASSERT_EQ(rcc_->Cmd({"CONFIG", "SET", "notify-keyspace-events", "Eg"}), "+OK");
+  std::unique_ptr<RawConn> sub = NewRaw(rc_->port());
+  ASSERT_TRUE(sub->Send(EncodeCommand({"SUBSCRIBE", "__keyevent@0__:del"})));
+  ASSERT_NE(sub->ReadReply(), "!TIMEOUT");
+  EXPECT_EQ(rcc_->Cmd({"MSET", "a", "1", "b", "2", "kept", "3"}), "+OK");
+  EXPECT_EQ(rcc_->Cmd(Migrate(redis_->port(), "kept", {"COPY"})), "+OK");
+  EXPECT_EQ(rcc_->Cmd(Migrate(redis_->port(), "", {"KEYS", "a", "missing", "b"})), "+OK");
+  std::vector<std::string> heard = sub->ReadReplies(2, milliseconds(2000));
+  std::sort(heard.begin(), heard.end());
+  EXPECT_EQ(heard, (std::vector<std::string>{"*[$message,$__keyevent@0__:del,$a]",
+                                             "*[$message,$__keyevent@0__:del,$b]"}));
+  EXPECT_EQ(sub->ReadReply(milliseconds(200)), "!TIMEOUT");
 }
 
 INSTANTIATE_TEST_SUITE_P(Threads, MigrateTest, ::testing::Values(1, 2, 3), ThreadsName);

@@ -13,9 +13,9 @@
 #include "core/strings.h"
 #include "shard/command/command.h"
 #include "shard/command/errors.h"
-#include "shard/server/rdb_settings.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
+#include "shard/server/rdb_settings.h"
 
 namespace rc {
 
@@ -136,11 +136,7 @@ void RegisterMigrateCommands(CommandTable& t);
 
 void RegisterDumpCommands(CommandTable& t) {
   CommandTable::Family f = t.StartFamily("@keyspace");
-  f.Add({.name = "dump",
-         .arity = 2,
-         .flags = kCmdReadOnly,
-         .keys = {1, 1, 1},
-         .on_shard = Dump});
+  f.Add({.name = "dump", .arity = 2, .flags = kCmdReadOnly, .keys = {1, 1, 1}, .on_shard = Dump});
   f.Add({.name = "restore",
          .arity = -4,
          .flags = kCmdWrite | kCmdDenyOom,

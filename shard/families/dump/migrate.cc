@@ -162,8 +162,8 @@ void Migrate(CoordCmd& cmd) {
   if (network == nullptr) return cmd.reply.Error("ERR MIGRATE needs the network thread");
   if (m->keys.empty()) return cmd.reply.SimpleString("NOKEY");
   m->request.asking = cmd.server.cluster.map() != nullptr;
-  auto groups = std::make_shared<const KeyGroups>(
-      cmd.shards, ArgList(m->keys.data(), m->keys.size()), 0, 1);
+  auto groups =
+      std::make_shared<const KeyGroups>(cmd.shards, ArgList(m->keys.data(), m->keys.size()), 0, 1);
   m->keys.clear();
   std::shared_ptr<const LockSet> locks = LockKeys(groups);
   const bool compress = RdbCompression(cmd.server);
@@ -184,24 +184,26 @@ void Migrate(CoordCmd& cmd) {
         }
         std::sort(order.begin(), order.end());
         auto gone = std::make_shared<std::vector<bool>>(m->key_count, false);
-        if (order.empty()) return Finish(self, shards, locks, gone, out, {.nokey = true});
+        if (order.empty())
+          return Finish(self, shards, locks, gone, out, {.nokey = true, .error = {}});
         std::vector<uint32_t> index;
         for (auto& [i, item] : order) {
           index.push_back(i);
           m->request.items.push_back(std::move(*item));
         }
-        network->Submit([m, index = std::move(index), gone, self, shards, server, locks,
-                         out]() mutable {
-          MigrateResult res = RunMigrate(m->request);
-          for (size_t i = 0; i < index.size(); ++i) (*gone)[index[i]] = res.acked[i] && !m->copy;
-          std::vector<Message> back;
-          back.emplace_back([self, shards, locks, gone, out, error = std::move(res.error)] {
-            Finish(self, shards, locks, gone, out, {.error = error});
-          });
-          if (shards->thread(self->id()).inbox().PushBatch(&back) && server->wake_all) {
-            server->wake_all();
-          }
-        });
+        network->Submit(
+            [m, index = std::move(index), gone, self, shards, server, locks, out]() mutable {
+              MigrateResult res = RunMigrate(m->request);
+              for (size_t i = 0; i < index.size(); ++i)
+                (*gone)[index[i]] = res.acked[i] && !m->copy;
+              std::vector<Message> back;
+              back.emplace_back([self, shards, locks, gone, out, error = std::move(res.error)] {
+                Finish(self, shards, locks, gone, out, {.nokey = false, .error = error});
+              });
+              if (shards->thread(self->id()).inbox().PushBatch(&back) && server->wake_all) {
+                server->wake_all();
+              }
+            });
       });
 }
 
