@@ -82,6 +82,9 @@ enum CmdFlag : uint32_t {
   // Redis's asking (RESTORE-ASKING): COMMAND shows it; ringcache's cluster mode moves no
   // slots, so nothing else reads it.
   kCmdAsking = 1 << 24,
+  // Redis's no_async_loading (SAVE, BGSAVE): COMMAND shows it; ringcache loads its file
+  // before it serves, so nothing else reads it.
+  kCmdNoAsyncLoading = 1 << 25,
 };
 
 // What Redis marks every container's HELP subcommand: allowed while loading and stale.

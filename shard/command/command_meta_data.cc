@@ -105,6 +105,37 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nstring\r\n",
      "~0\r\n",
      "~0\r\n"},
+    {"bgsave",
+     "%6\r\n"
+     "$7\r\nsummary\r\n"
+     "$39\r\nAsynchronously save the dataset to disk\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n1.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n"
+     "$7\r\nhistory\r\n"
+     "~1\r\n"
+     "*2\r\n"
+     "$5\r\n3.2.2\r\n"
+     "$28\r\nAdded the `SCHEDULE` option.\r\n"
+     "$9\r\narguments\r\n"
+     "*1\r\n"
+     "%5\r\n"
+     "$4\r\nname\r\n"
+     "$8\r\nschedule\r\n"
+     "$4\r\ntype\r\n"
+     "$10\r\npure-token\r\n"
+     "$5\r\ntoken\r\n"
+     "$8\r\nSCHEDULE\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.2.2\r\n"
+     "$5\r\nflags\r\n"
+     "~1\r\n"
+     "+optional\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"bitcount",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -5238,6 +5269,19 @@ const CommandMeta kCommandMeta[] = {
      "$25\r\nrequest_policy:all_shards\r\n"
      "$29\r\nnondeterministic_output_order\r\n",
      "~0\r\n"},
+    {"lastsave",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$59\r\nGet the UNIX time stamp of the last successful save to disk\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n1.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~1\r\n"
+     "$23\r\nnondeterministic_output\r\n",
+     "~0\r\n"},
     {"latency",
      "%4\r\n"
      "$7\r\nsummary\r\n"
@@ -8455,6 +8499,18 @@ const CommandMeta kCommandMeta[] = {
      ":1\r\n"
      "$5\r\nlimit\r\n"
      ":0\r\n"},
+    {"save",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$38\r\nSynchronously save the dataset to disk\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n1.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$57\r\nO(N) where N is the total number of keys in all databases\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"scan",
      "%6\r\n"
      "$7\r\nsummary\r\n"

@@ -22,6 +22,7 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/restore_set.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/server/rdb_settings.h"
 #include "shard/server/server_state.h"
 
 namespace rc {
@@ -109,15 +110,6 @@ struct Shared {
     failed.store(true);
   }
 };
-
-RdbLimits LimitsOf(const Config& c) {
-  RdbLimits l;
-  l.hash.max_entries = size_t(c.hash_max_listpack_entries.get());
-  l.hash.max_value = size_t(c.hash_max_listpack_value.get());
-  l.set.max_intset_entries = size_t(c.set_max_intset_entries.get());
-  l.list.fill = c.list_max_listpack_size.get();
-  return l;
-}
 
 // A loader thread: builds shard `shard`'s values and links them.
 void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_ms,
@@ -338,7 +330,7 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
 
   Shared shared;
   std::vector<Queue> queues(shards.size());
-  const RdbLimits limits = LimitsOf(server.config);
+  const RdbLimits limits = RdbLimitsOf(server);
   const int64_t now_ms = server.clock->NowUnixMillis();
   std::vector<std::thread> loaders;
   for (uint32_t i = 0; i < shards.size(); ++i) {

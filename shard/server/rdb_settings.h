@@ -19,7 +19,6 @@ inline RdbLimits RdbLimitsOf(const ServerState& server) {
   return l;
 }
 
-// rdbcompression: yes until the setting exists (Redis's default).
-inline bool RdbCompression(const ServerState&) { return true; }
+inline bool RdbCompression(const ServerState& server) { return server.config.rdbcompression.get(); }
 
 }  // namespace rc

@@ -185,15 +185,6 @@ class SaveAndLoadTest(unittest.TestCase):
                 r.close()
             finally:
                 server.stop_ok()
-        # Redis's default save points.
-        with Dir() as d:
-            server = Ringcache(threads=1, extra=["--dir", d.path])
-            try:
-                r = redis.Redis(port=server.port, decode_responses=True)
-                self.assertEqual(r.config_get("save")["save"], "3600 1 300 100 60 10000")
-                r.close()
-            finally:
-                server.stop_ok()
 
     def test_failed_save_stops_writes(self):
         with Dir() as d:

@@ -51,12 +51,12 @@ void RegisterSaveCommands(CommandTable& t) {
   CommandTable::Family f = t.StartFamily();
   f.Add({.name = "save",
          .arity = 1,
-         .flags = kCmdAdmin | kCmdNoScript | kCmdNoMulti,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading | kCmdNoMulti,
          .on_coord = Save,
          .categories = {"@dangerous"}});
   f.Add({.name = "bgsave",
          .arity = -1,
-         .flags = kCmdAdmin | kCmdNoScript,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading,
          .on_coord = BgSave,
          .categories = {"@dangerous"}});
   f.Add({.name = "lastsave",

@@ -33,6 +33,7 @@ std::vector<std::string_view> FlagNames(uint32_t flags) {
       {kCmdFast, "fast"},
       {kCmdNoAuth, "no_auth"},
       {kCmdNoMandatoryKeys, "no_mandatory_keys"},
+      {kCmdNoAsyncLoading, "no_async_loading"},
       {kCmdNoMulti, "no_multi"},
       {kCmdAllowBusy, "allow_busy"}};
   std::vector<std::string_view> out;

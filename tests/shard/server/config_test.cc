@@ -21,6 +21,23 @@ TEST(Config, RedisConfSyntax) {
   EXPECT_EQ(c.maxclients, 50);
 }
 
+// Redis's default save points; in a file the save lines add up, the first replacing the
+// defaults and `save ""` clearing them, as redis.conf's do.
+TEST(Config, SavePoints) {
+  const ConfigParam* save = FindConfigParam("save");
+  Config c;
+  EXPECT_EQ(save->get(c), "3600 1 300 100 60 10000");
+  std::string error;
+  ASSERT_TRUE(ApplyConfigText("save 900 1\nsave 300 10\n", &c, &error)) << error;
+  EXPECT_EQ(save->get(c), "900 1 300 10");
+  ASSERT_TRUE(ApplyConfigText("save 900 1\nsave \"\"\n", &c, &error)) << error;
+  EXPECT_EQ(save->get(c), "");
+  EXPECT_EQ(save->set(c, "60"), "Invalid save parameters");
+  EXPECT_EQ(save->set(c, "60 -1"), "Invalid save parameters");
+  EXPECT_EQ(FindConfigParam("appendonly")->set(c, "no"), "");
+  EXPECT_NE(FindConfigParam("appendonly")->set(c, "yes"), "");
+}
+
 TEST(Config, SecurityAndClientLimits) {
   Config c;
   const ConfigParam* obuf = FindConfigParam("client-output-buffer-limit");
