@@ -158,6 +158,14 @@ class SaveAndLoadTest(unittest.TestCase):
                     r.execute_command("BGSAVE", "NOW")
                 self.assertTrue(r.execute_command("BGSAVE", "SCHEDULE"))
                 wait_saved(r)
+                # In a transaction: the point is right after it.
+                p = r.pipeline(transaction=True)
+                p.set("in-multi", 1)
+                p.execute_command("BGSAVE")
+                p.set("in-multi-2", 2)
+                self.assertEqual(p.execute(), [True, True, True])
+                wait_for(lambda: info_persistence(r)["rdb_saves"] == 3, "the third save")
+                wait_saved(r)
                 r.close()
             finally:
                 server.stop_ok()

@@ -7,6 +7,7 @@
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/persist/save.h"
+#include "shard/runtime/shard_set.h"
 #include "shard/server/server_state.h"
 
 namespace rc {
@@ -33,6 +34,19 @@ void BgSave(CoordCmd& cmd) {
   }
   // SCHEDULE waits only for an append-only rewrite, which ringcache does not have: with
   // a snapshot running it answers as plain BGSAVE does.
+  if (cmd.client.exec_nested) {
+    // Inside EXEC the transaction holds its locks: the snapshot's point is right after
+    // it, taken on the server's behalf once EXEC is done.
+    if (cmd.server.persist.saving.load()) return cmd.reply.Error("ERR Background save already in progress");
+    ShardThread* self = &cmd.self;
+    ShardSet* shards = &cmd.shards;
+    ServerState* server = &cmd.server;
+    cmd.self.Post(cmd.self.id(), [self, shards, server] {
+      std::string error;
+      StartSave(*self, *shards, *server, nullptr, nullptr, SaveReason::kCommand, nullptr, &error);
+    });
+    return cmd.reply.SimpleString("Background saving started");
+  }
   std::string error;
   if (!StartSave(cmd.self, cmd.shards, cmd.server, &cmd.client, &cmd.sink, SaveReason::kCommand,
                  nullptr, &error)) {
