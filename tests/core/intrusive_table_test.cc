@@ -14,9 +14,12 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "tests/sanitizer_scale.h"
 
 namespace rc {
 namespace {
+
+using test::SanitizerScaled;
 
 struct TestNode {
   TestNode* next = nullptr;
@@ -176,11 +179,15 @@ void RunMirrorTest(int cycles, size_t high, size_t low, uint64_t seed) {
 }
 
 TEST(IntrusiveTableTest, RandomOpsMirrorUnorderedMap) {
-  RunMirrorTest<TestTraits>(/*cycles=*/4, /*high=*/120'000, /*low=*/50, /*seed=*/1);
+  // 120k keys: 17 doublings a cycle; 30k under a sanitizer: 15.
+  RunMirrorTest<TestTraits>(/*cycles=*/4, /*high=*/SanitizerScaled<size_t>(120'000, 30'000),
+                            /*low=*/50, /*seed=*/1);
 }
 
 TEST(IntrusiveTableTest, RandomOpsMirrorWithCollidingHashes) {
-  RunMirrorTest<CollidingTraits>(/*cycles=*/3, /*high=*/20'000, /*low=*/5, /*seed=*/2);
+  // Chains of ~300 nodes a bucket; ~80 under a sanitizer.
+  RunMirrorTest<CollidingTraits>(/*cycles=*/3, /*high=*/SanitizerScaled<size_t>(20'000, 5'000),
+                                 /*low=*/5, /*seed=*/2);
 }
 
 TEST(IntrusiveTableTest, EmptyTable) {
@@ -198,7 +205,8 @@ TEST(IntrusiveTableTest, EmptyTable) {
 
 TEST(IntrusiveTableTest, MemoryPerKeyStaysWithinOneToTwoPointers) {
   Harness<TestTraits> h;
-  for (int i = 0; i < 200'000; ++i) {
+  const int keys = SanitizerScaled(200'000, 50'000);  // 15 doublings, 13 under a sanitizer
+  for (int i = 0; i < keys; ++i) {
     h.Insert(absl::StrCat("key:", i));
     if (!h.table.Rehashing() && h.table.size() >= 8) {
       const double bytes_per_key = double(h.table.BucketBytes()) / h.table.size();
@@ -213,7 +221,7 @@ TEST(IntrusiveTableTest, MemoryPerKeyStaysWithinOneToTwoPointers) {
 TEST(IntrusiveTableTest, GrowIsSpreadOverManyOperations) {
   using Table = Harness<TestTraits>::Table;
   Harness<TestTraits> h;
-  constexpr size_t kBig = size_t{1} << 17;
+  constexpr size_t kBig = size_t{1} << SanitizerScaled(17, 15);
   int i = 0;
   while (!(h.table.Rehashing() && h.table.BucketCount() == 2 * kBig)) {
     h.Insert(absl::StrCat("key:", i++));
@@ -238,7 +246,8 @@ TEST(IntrusiveTableTest, GrowIsSpreadOverManyOperations) {
 TEST(IntrusiveTableTest, ShrinkIsSpreadOverManyOperations) {
   using Table = Harness<TestTraits>::Table;
   Harness<TestTraits> h;
-  for (int i = 0; i < 100'000; ++i) h.Insert(absl::StrCat("key:", i));
+  const int keys = SanitizerScaled(100'000, 25'000);
+  for (int i = 0; i < keys; ++i) h.Insert(absl::StrCat("key:", i));
   while (h.table.RehashStep(1000)) {
   }
   const size_t big = h.table.BucketCount();
@@ -248,7 +257,7 @@ TEST(IntrusiveTableTest, ShrinkIsSpreadOverManyOperations) {
   EXPECT_LT(h.table.size() * Table::kShrinkRatio, big);
   int ops = 0;
   while (h.table.Rehashing()) {
-    h.Find("key:99999");
+    h.Find(absl::StrCat("key:", keys - 1));
     ++ops;
   }
   // kRehashNodesPerOp nodes, or kEmptyVisitsPerNode times that in empty buckets, per step.
@@ -262,19 +271,21 @@ TEST(IntrusiveTableTest, ShrinkIsSpreadOverManyOperations) {
 // not an insert, performs that last step.
 TEST(IntrusiveTableTest, ResizeThatComesDueMidResizeStartsWhenItEnds) {
   Harness<TestTraits> h;
+  // Verify() after every step of the shrink makes this quadratic in the size.
+  const size_t big = SanitizerScaled<size_t>(65536, 8192);
   int i = 0;
-  while (h.table.BucketCount() < 65536 || h.table.Rehashing()) {
+  while (h.table.BucketCount() < big || h.table.Rehashing()) {
     h.Insert(absl::StrCat("key:", i++));
   }
   for (int j = 0; !h.table.Rehashing(); ++j) h.Detach(absl::StrCat("key:", j));
-  ASSERT_EQ(h.table.BucketCount(), 8192u);
+  ASSERT_EQ(h.table.BucketCount(), big / 8);
   while (h.table.size() < h.table.BucketCount()) h.Insert(absl::StrCat("key:", i++));
   ASSERT_TRUE(h.table.Rehashing());  // still shrinking, yet already at load 1
-  while (h.table.BucketCount() == 8192) {
+  while (h.table.BucketCount() == big / 8) {
     h.Find("key:1");
     h.table.Verify();
   }
-  EXPECT_EQ(h.table.BucketCount(), 16384u);
+  EXPECT_EQ(h.table.BucketCount(), big / 4);
   h.CheckContents();
 }
 
@@ -392,17 +403,20 @@ void ScansUnderChurn(uint64_t seed, size_t base, size_t burst, size_t high, int 
 }
 
 TEST(IntrusiveTableTest, ScanUnderChurnSeesEveryStableKey) {
-  ScansUnderChurn<TestTraits>(/*seed=*/7, /*base=*/500, /*burst=*/100, /*high=*/25'000,
+  ScansUnderChurn<TestTraits>(/*seed=*/7, /*base=*/500, /*burst=*/100,
+                              /*high=*/SanitizerScaled<size_t>(25'000, 10'000),
                               /*scans=*/5);
 }
 
 TEST(IntrusiveTableTest, ScanUnderSmallChurnSeesEveryStableKey) {
-  ScansUnderChurn<TestTraits>(/*seed=*/8, /*base=*/100, /*burst=*/8, /*high=*/5'000,
+  ScansUnderChurn<TestTraits>(/*seed=*/8, /*base=*/100, /*burst=*/8,
+                              /*high=*/SanitizerScaled<size_t>(5'000, 2'000),
                               /*scans=*/40);
 }
 
 TEST(IntrusiveTableTest, ScanUnderChurnCollidingHashes) {
-  ScansUnderChurn<CollidingTraits>(/*seed=*/9, /*base=*/100, /*burst=*/40, /*high=*/4'000,
+  ScansUnderChurn<CollidingTraits>(/*seed=*/9, /*base=*/100, /*burst=*/40,
+                                   /*high=*/SanitizerScaled<size_t>(4'000, 2'000),
                                    /*scans=*/20);
 }
 

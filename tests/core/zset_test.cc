@@ -15,9 +15,12 @@
 #include "absl/random/random.h"
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
+#include "tests/sanitizer_scale.h"
 
 namespace rc {
 namespace {
+
+using test::SanitizerScaled;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
@@ -162,6 +165,9 @@ void CheckQueries(absl::BitGen& rng, const ZSet& z, const Mirror& m, size_t pool
 // Pools of at most 128 short members stay compact throughout; 500 short ones convert at
 // the 129th member; wide members convert at the first one over 64 bytes.
 TEST(ZSet, RandomOpsMatchReference) {
+  // A quarter under a sanitizer: thousands of operations a phase still split, merge and
+  // drain the trees of the biggest pool.
+  const int kOps = SanitizerScaled(60000, 15000);
   absl::BitGen rng;
   struct Case {
     size_t pool;
@@ -173,10 +179,10 @@ TEST(ZSet, RandomOpsMatchReference) {
     ZSet z;
     Mirror m;
     bool was_big = false;
-    for (int op = 0; op < 60000; ++op) {
+    for (int op = 0; op < kOps; ++op) {
       const std::string member = RandomMember(rng, c.pool, c.wide);
       // Phases: grow, churn, then drain, so deletion-heavy paths run on big trees too.
-      const double p_remove = op < 20000 ? 0.2 : op < 40000 ? 0.5 : 0.8;
+      const double p_remove = op < kOps / 3 ? 0.2 : op < 2 * kOps / 3 ? 0.5 : 0.8;
       if (absl::Bernoulli(rng, p_remove)) {
         ASSERT_EQ(z.Remove(member), m.Remove(member));
       } else {
@@ -242,7 +248,7 @@ TEST(ZSet, SequentialLoadsThenDrain) {
   for (bool ascending : {true, false}) {
     ZSet z;
     Mirror m;
-    constexpr int kN = 50000;
+    constexpr int kN = SanitizerScaled(50000, 10000);
     for (int i = 0; i < kN; ++i) {
       const int k = ascending ? i : kN - i;
       const std::string member = absl::StrFormat("member:%08d", k);
@@ -700,7 +706,9 @@ TEST(ZSet, CompactMemoryBytesExact) {
   // Freeing the sets is exact up to the chunks the tcache keeps: <= 7 per size.
   auto in_use = [] { return mallinfo2().uordblks + mallinfo2().hblkhd; };
   std::vector<std::unique_ptr<ZSet>> sets;
-  constexpr int kSets = 2000;
+  // Many sets, so that the allocator's total outweighs the tcache's slack; that total is
+  // compared only without a sanitizer, and each set's own bytes are checked either way.
+  constexpr int kSets = SanitizerScaled(2000, 100);
   for (int n : {1, 2, 5, 10, 50, 128}) {
     size_t counted = 0;
     const size_t want = chunk(8 + size_t(n) * 25);
@@ -743,7 +751,8 @@ TEST(ZSet, CompactMemoryBytesExact) {
 // A big set is destroyed off the thread that built it, as the thread pool does.
 TEST(ZSet, DestroyOnAnotherThread) {
   auto z = std::make_unique<ZSet>();
-  for (int i = 0; i < 200000; ++i) z->Add(absl::StrFormat("member:%08d", i), i % 1000);
+  const int members = SanitizerScaled(200000, 20000);
+  for (int i = 0; i < members; ++i) z->Add(absl::StrFormat("member:%08d", i), i % 1000);
   std::thread t([z = std::move(z)]() mutable { z.reset(); });
   t.join();
 }

@@ -11,6 +11,8 @@
 #              (artifacts/<target>/crash-*, timeout-*, oom-*) and the logs live; default
 #              ~/.cache/ringcache-fuzz, outside the build tree so that a clean build keeps it.
 #   FUZZ_JOBS  parallel fuzzing processes per target (default 1; one per spare core).
+#              Targets run side by side on the cores left: nproc / FUZZ_JOBS at a time
+#              (FUZZ_PARALLEL, tests/fuzz/run.sh).
 # Exits 1 when this run saved a new failing input (listed at the end), non-zero when the
 # build or a fuzzer failed otherwise, else 0.
 set -euo pipefail
@@ -27,8 +29,10 @@ find "$home" -path '*/artifacts/*' -type f | sort >"$before"
 # Fork mode: crashes, hangs and OOMs are written to artifacts/ and fuzzing carries on;
 # new inputs are merged into the first corpus directory (only those that add coverage).
 status=0
-FUZZ_WORK="$home" FUZZ_KEEP_GOING=1 \
-  FUZZ_FLAGS="-fork=${FUZZ_JOBS:-1} -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1" \
+fork_jobs="${FUZZ_JOBS:-1}"
+parallel=$(($(nproc) / fork_jobs))
+FUZZ_WORK="$home" FUZZ_KEEP_GOING=1 FUZZ_PARALLEL="${FUZZ_PARALLEL:-$((parallel > 0 ? parallel : 1))}" \
+  FUZZ_FLAGS="-fork=$fork_jobs -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1" \
   tests/fuzz/run.sh "$seconds" "$@" || status=$?
 
 found="$(find "$home" -path '*/artifacts/*' -type f | sort | comm -13 "$before" -)"

@@ -33,9 +33,6 @@ class ConcurrencyTest : public RingcacheTest {
     for (int s = 0; s < threads(); ++s) keys.push_back(KeysOnShard(prefix, s, threads(), 1)[0]);
     return keys;
   }
-  // `n` rounds, a quarter of them against a sanitizer build's server: it runs each 5-15
-  // times slower, and clients on different threads interleave all the same.
-  int Scaled(int n) const { return rc_->Sanitized() ? n / 4 : n; }
   std::string OnShard(const std::string& prefix, int shard) {
     return KeysOnShard(prefix, shard % threads(), threads(), 1)[0];
   }

@@ -8,6 +8,10 @@
 //
 // The limit is checked on INFO's used_memory_dataset (the shards' exact bytes, which the
 // limit counts as well): used_memory falls back to RSS in sanitizer builds.
+//
+// Against a sanitizer build's server the limit and every key count are a quarter
+// (Scaled): each test fills past the limit by the same factor, and what it asserts (under
+// the limit, which keys went, refusals, events) does not depend on the limit's size.
 
 #include <map>
 #include <memory>
@@ -222,13 +226,13 @@ class EvictionTest : public RingcacheTest {
     }
     return out;
   }
+  // The limit of most tests: 4 MB, 1 MB against a sanitizer build's server.
+  int64_t Limit() const { return Scaled(int64_t{4} << 20); }
   bool UnderLimit(int64_t limit) {
     return PollUntil([&] { return Info("used_memory_dataset") <= limit; }, kEventually,
                      milliseconds(20));
   }
 };
-
-constexpr int64_t kLimit = 4 << 20;
 
 TEST_P(EvictionTest, EveryEvictingPolicyStaysUnderTheLimit) {
   for (const char* policy : {"allkeys-lru", "allkeys-lfu", "allkeys-random", "volatile-lru",
@@ -236,18 +240,19 @@ TEST_P(EvictionTest, EveryEvictingPolicyStaysUnderTheLimit) {
     SCOPED_TRACE(policy);
     ASSERT_EQ(rcc_->Cmd({"FLUSHALL"}), "+OK");
     Config("maxmemory-policy", policy);
-    const int64_t limit = kLimit;
+    const int64_t limit = Limit();
     Config("maxmemory", std::to_string(limit));
     const int64_t evicted_before = Info("evicted_keys");
-    // About 0.5 MB of persistent keys, then about 6 MB with a TTL.
-    EXPECT_EQ(Fill("p", 0, 5000, 50), 0);
-    EXPECT_EQ(Fill("t", 0, 60000, 50, 100000), 0);
+    // About 1/8 of the limit in persistent keys, then about 1.5 times it with a TTL.
+    const int persistent_keys = Scaled(5000);
+    EXPECT_EQ(Fill("p", 0, persistent_keys, 50), 0);
+    EXPECT_EQ(Fill("t", 0, Scaled(60000), 50, 100000), 0);
     EXPECT_TRUE(UnderLimit(limit)) << Info("used_memory_dataset");
     EXPECT_GT(Info("evicted_keys"), evicted_before);
-    const std::vector<bool> persistent = Present("p", 0, 5000);
+    const std::vector<bool> persistent = Present("p", 0, persistent_keys);
     const int kept = int(std::count(persistent.begin(), persistent.end(), true));
     if (std::string(policy).rfind("volatile", 0) == 0) {
-      EXPECT_EQ(kept, 5000);
+      EXPECT_EQ(kept, persistent_keys);
     }
     // Halving the limit takes effect at once.
     Config("maxmemory", std::to_string(limit / 2));
@@ -259,15 +264,15 @@ TEST_P(EvictionTest, EveryEvictingPolicyStaysUnderTheLimit) {
 
 TEST_P(EvictionTest, VolatileTtlTakesTheNearestDeadlinesFirst) {
   Config("maxmemory-policy", "volatile-ttl");
-  Config("maxmemory", std::to_string(kLimit));
+  Config("maxmemory", std::to_string(Limit()));
   // Deadlines grow with i. Each shard evicts its own nearest deadlines exactly, so within a
   // group of keys that share a shard whatever survives is the latest ones. Across shards
   // the boundary is not sharp: a shard that runs more turns evicts a little more than its
   // share (docs/EVICTION.md); Redis samples, so its boundary is not sharp either.
-  constexpr int kKeys = 80000;
+  const int kKeys = Scaled(80000);
   constexpr int kGroups = 3;
   EXPECT_EQ(Fill("t", 0, kKeys, 50, 1000, kGroups), 0);
-  ASSERT_TRUE(UnderLimit(kLimit));
+  ASSERT_TRUE(UnderLimit(Limit()));
   const std::vector<bool> present = Present("t", 0, kKeys, kGroups);
   const int kept = int(std::count(present.begin(), present.end(), true));
   ASSERT_GT(kept, 0);
@@ -288,8 +293,9 @@ TEST_P(EvictionTest, VolatileTtlTakesTheNearestDeadlinesFirst) {
 
 TEST_P(EvictionTest, NoEvictionRefusesWritesUntilKeysAreDeleted) {
   Config("maxmemory-policy", "noeviction");
-  Config("maxmemory", std::to_string(kLimit));
-  const int refused = Fill("k", 0, 100000, 50);
+  Config("maxmemory", std::to_string(Limit()));
+  const int keys = Scaled(100000);
+  const int refused = Fill("k", 0, keys, 50);
   EXPECT_GT(refused, 0);
   EXPECT_EQ(Info("evicted_keys"), 0);
   // Reads keep working.
@@ -297,7 +303,7 @@ TEST_P(EvictionTest, NoEvictionRefusesWritesUntilKeysAreDeleted) {
   EXPECT_EQ(rcc_->Cmd({"SET", "k:0", "x"}), kOom);
   // Deleting makes room again. In batches: connection buffers count against the limit
   // too, and keep the capacity a huge pipeline gave them.
-  for (int start = 0; start < 100000; start += 500) {
+  for (int start = 0; start < keys; start += 500) {
     for (int i = start; i < start + 500; ++i) rcc_->Append({"DEL", absl::StrCat("k:", i)});
     for (int i = start; i < start + 500; ++i) rcc_->GetReply();
   }
@@ -309,14 +315,15 @@ TEST_P(EvictionTest, NoEvictionRefusesWritesUntilKeysAreDeleted) {
 // while the server as a whole is under the limit.
 TEST_P(EvictionTest, AFullShardDoesNotEvictUnderTheServersLimit) {
   Config("maxmemory-policy", "allkeys-lru");
-  Config("maxmemory", std::to_string(kLimit));
-  // About 2.5 MB, all on one shard ({hot} is one slot): past a third of the limit.
-  EXPECT_EQ(Fill("{hot}", 0, 25000, 50), 0);
+  Config("maxmemory", std::to_string(Limit()));
+  // About 5/8 of the limit, all on one shard ({hot} is one slot): past a third of it.
+  const int hot = Scaled(25000);
+  EXPECT_EQ(Fill("{hot}", 0, hot, 50), 0);
   EXPECT_EQ(Info("evicted_keys"), 0);
-  EXPECT_EQ(IntCmd(*rcc_, {"DBSIZE"}), 25000);
+  EXPECT_EQ(IntCmd(*rcc_, {"DBSIZE"}), hot);
   // Past the limit the same shard evicts, and the server ends under it.
-  EXPECT_EQ(Fill("{hot}", 25000, 60000, 50), 0);
-  EXPECT_TRUE(UnderLimit(kLimit));
+  EXPECT_EQ(Fill("{hot}", hot, Scaled(60000), 50), 0);
+  EXPECT_TRUE(UnderLimit(Limit()));
   EXPECT_GT(Info("evicted_keys"), 0);
   Config("maxmemory", "0");
 }
@@ -328,9 +335,9 @@ TEST_P(EvictionTest, EvictionsArePublished) {
   ASSERT_TRUE(sub->Send(EncodeCommand({"SUBSCRIBE", "__keyevent@0__:evicted"})));
   EXPECT_EQ(sub->ReadReply(), "*[$subscribe,$__keyevent@0__:evicted,:1]");
   Config("maxmemory-policy", "allkeys-random");
-  Config("maxmemory", std::to_string(kLimit));
-  EXPECT_EQ(Fill("k", 0, 80000, 50), 0);
-  ASSERT_TRUE(UnderLimit(kLimit));
+  Config("maxmemory", std::to_string(Limit()));
+  EXPECT_EQ(Fill("k", 0, Scaled(80000), 50), 0);
+  ASSERT_TRUE(UnderLimit(Limit()));
   const std::string event = sub->ReadReply();
   EXPECT_EQ(event.rfind("*[$message,$__keyevent@0__:evicted,$k:", 0), 0u) << event;
   Config("maxmemory", "0");
@@ -342,7 +349,7 @@ TEST_P(EvictionTest, LongEvictionCyclesReachTheLatencyMonitor) {
   Config("latency-monitor-threshold", "1");
   Config("maxmemory-eviction-tenacity", "100");
   Config("maxmemory-policy", "allkeys-random");
-  EXPECT_EQ(Fill("k", 0, 100000, 50), 0);
+  EXPECT_EQ(Fill("k", 0, Scaled(100000), 50), 0);
   Config("maxmemory", "1");
   EXPECT_TRUE(PollUntil([&] { return IntCmd(*rcc_, {"DBSIZE"}) == 0; }, kEventually,
                         milliseconds(20)));

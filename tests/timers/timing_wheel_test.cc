@@ -15,9 +15,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "tests/sanitizer_scale.h"
 
 namespace rc {
 namespace {
+
+using test::SanitizerScaled;
 
 constexpr int64_t kBase = 1'700'000'000'000;  // Unix ms, late 2023
 constexpr int64_t kYear = 365LL * 24 * 3600 * 1000;
@@ -175,9 +178,13 @@ void RunRandom(int64_t start, uint64_t seed, int ops) {
   EXPECT_GT(w.delivered_, size_t(ops / 20));
 }
 
+// Random runs: every seed, with a quarter of the operations under a sanitizer (still tens
+// of thousands a seed, among them hundreds of time jumps of up to a year).
+int RandomOps(int full) { return SanitizerScaled(full, full / 4); }
+
 TEST(TimingWheel, RandomAgainstReference) {
   for (uint64_t seed = 1; seed <= 6; ++seed) {
-    RunRandom(kBase + int64_t(seed) * 12345, seed, 150'000);
+    RunRandom(kBase + int64_t(seed) * 12345, seed, RandomOps(150'000));
     if (HasFatalFailure()) return;
   }
 }
@@ -187,10 +194,10 @@ TEST(TimingWheel, RandomAcrossTheWheelSpan) {
   // while bounded steps and inserts interleave.
   const int64_t edge = int64_t{2} << 40;
   for (uint64_t seed = 10; seed < 14; ++seed) {
-    RunRandom(edge - 300 - int64_t(seed) * 1000, seed, 100'000);
+    RunRandom(edge - 300 - int64_t(seed) * 1000, seed, RandomOps(100'000));
     if (HasFatalFailure()) return;
   }
-  RunRandom(0, 99, 50'000);
+  RunRandom(0, 99, RandomOps(50'000));
 }
 
 TEST(TimingWheel, CallbacksChangeTheWheel) {
@@ -224,8 +231,10 @@ TEST(TimingWheel, CallbacksChangeTheWheel) {
 }
 
 TEST(TimingWheel, SameDeadlineInBoundedSteps) {
-  constexpr int kN = 200'000;
-  constexpr size_t kBudget = 1000;
+  // Each bounded step is followed by Verify() of the whole wheel: the test is quadratic in
+  // kN at kN / kBudget steps a pass. Under a sanitizer a tenth of both: as many steps.
+  constexpr int kN = SanitizerScaled(200'000, 20'000);
+  constexpr size_t kBudget = SanitizerScaled<size_t>(1000, 100);
   WheelHarness w(kN + 2000, kBase, 3);
   const int64_t d = kBase + 3'600'000;
   for (int i = 0; i < kN; ++i) w.Insert(&w.nodes_[i], d);
