@@ -225,11 +225,12 @@ class SaveAndLoadTest(unittest.TestCase):
 
 class PointInTimeTest(unittest.TestCase):
     """What follows BGSAVE's reply changes nothing in the file, though the snapshot is
-    still being written (rdb-key-save-delay paces each shard to a key per 2 ms)."""
+    still being written (rdb-key-save-delay paces each shard to a key per 5 ms: slow
+    enough that a sanitizer build's server is still saving when the writes are done)."""
 
     def test_writes_during_bgsave(self):
         with Dir() as d:
-            server = start(d, 3, ["--rdb-key-save-delay", "2000"])
+            server = start(d, 3, ["--rdb-key-save-delay", "5000"])
             try:
                 r = redis.Redis(port=server.port)
                 for t in TAGS:
@@ -383,7 +384,7 @@ class CrashSafetyTest(unittest.TestCase):
             self.assertTrue(r.save())
             for i in range(200):
                 r.set(f"k{i}", i)
-            r.config_set("rdb-key-save-delay", 1000)
+            r.config_set("rdb-key-save-delay", 10000)
             r.execute_command("BGSAVE")
             wait_for(lambda: any(n.startswith("temp-") for n in os.listdir(d.path)),
                      "the temporary file")
