@@ -286,9 +286,7 @@ bool Server::LoadData(std::string* error) {
   LoadStats stats;
   if (!LoadRdbFile(path, *shards_, state_, &stats, error)) return false;
   if (!stats.found) return true;
-  int64_t dirty = 0;
-  for (uint32_t i = 0; i < shards_->size(); ++i) dirty += shards_->thread(i).shard().Dirty();
-  state_.persist.dirty_at_save.store(dirty);
+  state_.persist.dirty_at_save.store(DirtySum(*shards_));
   state_.persist.loaded_keys.store(stats.keys);
   state_.persist.loaded_expired.store(stats.expired);
   Log(LogLevel::kNotice, "Done loading RDB, keys loaded: ", stats.keys,

@@ -37,12 +37,6 @@ struct Origin {
   NoReply sink;
 };
 
-int64_t SumDirty(ShardSet& shards) {
-  int64_t sum = 0;
-  for (uint32_t i = 0; i < shards.size(); ++i) sum += shards.thread(i).shard().Dirty();
-  return sum;
-}
-
 int64_t NowUnix(const ServerState& server) { return server.clock->NowUnixMillis() / 1000; }
 
 std::vector<std::string> FunctionCode(const ServerState& server) {
@@ -62,8 +56,14 @@ void PostFromAnyThread(ShardSet& shards, ServerState& server, uint32_t dest, Tas
 
 }  // namespace
 
+int64_t DirtySum(ShardSet& shards) {
+  int64_t sum = 0;
+  for (uint32_t i = 0; i < shards.size(); ++i) sum += shards.thread(i).shard().Dirty();
+  return sum;
+}
+
 int64_t ChangesSinceLastSave(ShardSet& shards, const ServerState& server) {
-  return SumDirty(shards) - server.persist.dirty_at_save.load(std::memory_order_relaxed);
+  return DirtySum(shards) - server.persist.dirty_at_save.load(std::memory_order_relaxed);
 }
 
 bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,

@@ -38,6 +38,9 @@ bool SavePointsSet(ServerState& server);
 void SaveThenShutdown(ShardThread& self, ShardSet& shards, ServerState& server, bool force,
                       std::function<void()> failed);
 
+// The shards' changes since start, summed (Shard::Dirty): any thread.
+int64_t DirtySum(ShardSet& shards);
+
 // rdb_changes_since_last_save: any thread.
 int64_t ChangesSinceLastSave(ShardSet& shards, const ServerState& server);
 
