@@ -113,7 +113,7 @@ def round_for(kind, args):
         r["quiet_s"], _ = bgsave(port, proc.pid)
         r["file_mb"] = os.path.getsize(os.path.join(d, "dump.rdb")) / 1e6
         # The same load twice, the second with a BGSAVE started once it runs.
-        seconds = max(3, int(r["quiet_s"] * 2 + 1))
+        seconds = max(args.min_seconds, int(r["quiet_s"] * 2 + 1))
         r["base_rps"] = loadgen(args, port, seconds)
         result = {}
         t = threading.Thread(target=lambda: result.update(rps=loadgen(args, port, seconds)))
@@ -148,6 +148,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--server-cpu", default="0")
     p.add_argument("--client-cpu", default="1")
+    p.add_argument("--min-seconds", type=int, default=3, help="shortest load run")
     args = p.parse_args()
     rows = {"redis": [], "ringcache": []}
     for _ in range(args.rounds):
