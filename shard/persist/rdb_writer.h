@@ -33,7 +33,10 @@ class RdbWriter : public SnapshotSink, public std::enable_shared_from_this<RdbWr
     std::string filename;  // dbfilename
     bool compress = true;
     bool checksum = true;
-    int64_t key_delay_us = 0;
+    // rdb-key-save-delay, read at each paced step: unlike a Redis child, which keeps
+    // the value it forked with, a running save follows CONFIG SET (tests hold a save
+    // open with a long delay, then let it finish).
+    std::function<int64_t()> key_delay_us;
     size_t shards = 1;
     int64_t used_memory = 0;  // the header's used-mem
     PersistState* state = nullptr;  // where the queue's size is published (INFO)
@@ -62,7 +65,7 @@ class RdbWriter : public SnapshotSink, public std::enable_shared_from_this<RdbWr
   bool Failed() const override { return failed_.load(std::memory_order_relaxed); }
   bool Backlogged() const override;
   bool compress() const override { return options_.compress; }
-  int64_t key_delay_us() const override { return options_.key_delay_us; }
+  int64_t key_delay_us() const override { return options_.key_delay_us ? options_.key_delay_us() : 0; }
 
   // The temporary file's name while it is written (Redis's temp-<pid>.rdb).
   static std::string TempName();

@@ -82,7 +82,7 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
   }
   options.compress = server.config.rdbcompression;
   options.checksum = server.config.rdbchecksum;
-  options.key_delay_us = server.config.rdb_key_save_delay;
+  options.key_delay_us = [srv = &server] { return srv->config.rdb_key_save_delay.get(); };
   options.shards = shards.size();
   options.used_memory = MallocCountedBytes();
   options.state = &persist;

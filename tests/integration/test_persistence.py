@@ -136,7 +136,7 @@ class SaveAndLoadTest(unittest.TestCase):
 
     def test_bgsave_replies_and_errors(self):
         with Dir() as d:
-            server = start(d, 2, ["--rdb-key-save-delay", "20000"])
+            server = start(d, 2, ["--rdb-key-save-delay", "1000000"])
             try:
                 r = redis.Redis(port=server.port, decode_responses=True)
                 for i in range(50):
@@ -225,12 +225,13 @@ class SaveAndLoadTest(unittest.TestCase):
 
 class PointInTimeTest(unittest.TestCase):
     """What follows BGSAVE's reply changes nothing in the file, though the snapshot is
-    still being written (rdb-key-save-delay paces each shard to a key per 5 ms: slow
-    enough that a sanitizer build's server is still saving when the writes are done)."""
+    still being written: rdb-key-save-delay holds each shard's walk to a key a second
+    (the writes save the keys they touch first, so a fast pace would let the writes
+    themselves finish the save), and CONFIG SET lets it finish once the writes are done."""
 
     def test_writes_during_bgsave(self):
         with Dir() as d:
-            server = start(d, 3, ["--rdb-key-save-delay", "5000"])
+            server = start(d, 3, ["--rdb-key-save-delay", "1000000"])
             try:
                 r = redis.Redis(port=server.port)
                 for t in TAGS:
@@ -255,6 +256,8 @@ class PointInTimeTest(unittest.TestCase):
                 self.assertEqual(info_persistence(r)["rdb_bgsave_in_progress"], 1)
                 r.flushall()
                 r.set("after-flush", "1")
+                self.assertEqual(info_persistence(r)["rdb_bgsave_in_progress"], 1)
+                r.config_set("rdb-key-save-delay", 0)
                 wait_saved(r)
                 r.close()
             finally:
@@ -384,7 +387,7 @@ class CrashSafetyTest(unittest.TestCase):
             self.assertTrue(r.save())
             for i in range(200):
                 r.set(f"k{i}", i)
-            r.config_set("rdb-key-save-delay", 10000)
+            r.config_set("rdb-key-save-delay", 1000000)  # a key a second: still saving
             r.execute_command("BGSAVE")
             wait_for(lambda: any(n.startswith("temp-") for n in os.listdir(d.path)),
                      "the temporary file")
