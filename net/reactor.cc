@@ -12,6 +12,7 @@
 #include "core/strings.h"
 #include "net/admission.h"
 #include "shard/command/blocking_call.h"
+#include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/server/auth.h"
@@ -77,11 +78,16 @@ void Reactor::Run() {
   ShardThread& self = shard_thread();
   self.shard().thread_check().Bind();
   self.set_busy_turn(this);
-  StartAccepting();
+  // While the append-only log replays (worker 0 runs it), no client is let in.
+  bool accepting = false;
   now_ns_ = next_cron_ns_ = MonotonicNanos();
   while (!shared_.server->shutdown_requested.load(std::memory_order_relaxed)) {
     // One clock read per turn: idle bookkeeping and the cron only need milliseconds.
     now_ns_ = MonotonicNanos();
+    if (!accepting && !shared_.server->persist.aof_loading.load(std::memory_order_acquire)) {
+      StartAccepting();
+      accepting = true;
+    }
     const uint64_t input_before = self.stats().net_input_bytes;
     const bool served = self.RunInbox() > 0;
     HandleEvents();
@@ -150,7 +156,10 @@ void Reactor::Cron(int64_t now_ns) {
   next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
   shard_thread().stats().SampleOps(now_ns);
   CloseIdle(now_ns / 1'000'000);
-  if (id_ == 0) MaybeSaveOnSchedule(shard_thread(), shards_, *shared_.server);
+  if (id_ == 0) {
+    MaybeSaveOnSchedule(shard_thread(), shards_, *shared_.server);
+    MaybeRewriteAof(shard_thread(), shards_, *shared_.server);
+  }
 }
 
 void Reactor::Park(Connection* c) {
@@ -171,16 +180,30 @@ void Reactor::UnparkIfUnpaused() {
   }
 }
 
+void Reactor::PublishAof() {
+  shards_.PublishAof(id_);
+  ShardThread& self = shard_thread();
+  // appendfsync always: nothing this turn answered leaves, here or through another
+  // thread, before the disk has what it changed.
+  if (self.aof_position() > durable_waited_ &&
+      shared_.server->config.appendfsync.get() == Config::kFsyncAlways) {
+    shards_.journal().WaitDurable(self.aof_position());
+    durable_waited_ = self.aof_position();
+  }
+}
+
 void Reactor::FlushAll() {
   // First, while every connection it names is still open.
   if (!kept_.empty()) ReplayKept();
   ShardThread& self = shard_thread();
+  PublishAof();
   self.events().Flush(self, shards_);
   shards_.FlushOutbox(id_, *this);
   if (self.inbox().HasWork()) {
     // What this turn posted to itself (the reply to a client that a push here served)
     // leaves with this turn's replies rather than a turn later.
     self.RunInbox();
+    PublishAof();
     self.events().Flush(self, shards_);
     shards_.FlushOutbox(id_, *this);
   }

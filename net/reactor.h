@@ -184,12 +184,16 @@ class Reactor : public Waker, public BusyTurn {
   // Hands this turn's events and posts to other threads, starts sends, frees closed
   // connections.
   void FlushAll();
+  // Hands this thread's log records to the journal; under appendfsync always, waits
+  // until they are on disk.
+  void PublishAof();
   // Nanoseconds until the next key deadline or blocked client timeout, or INT64_MAX.
   int64_t NanosToNextDeadline() const;
 
   std::vector<Connection*> dirty_;
   std::vector<Connection*> held_;      // scratch of FlushSends
   int64_t hold_until_ns_ = INT64_MAX;  // earliest end of a held connection's hold
+  uint64_t durable_waited_ = 0;        // the journal position this thread last waited for
   std::vector<Connection*> parked_;    // held by CLIENT PAUSE; may repeat, never closed
   IdleList idle_;                      // open connections, least recently active first
   std::vector<std::pair<int, Connection*>> to_free_;  // (fd, connection)

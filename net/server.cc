@@ -19,6 +19,8 @@
 #include "net/metrics_server.h"
 #include "net/uring_engine.h"
 #include "shard/families/families.h"
+#include "shard/persist/aof.h"
+#include "shard/persist/aof_replay.h"
 #include "shard/persist/rdb_load.h"
 #include "shard/persist/save.h"
 #include "timers/clock.h"
@@ -196,6 +198,11 @@ bool Server::Start(std::string* error) {
     engine = IoEngine::kEpoll;
     if (!StartReactors(engine, error)) return false;
   }
+  if (state_.config.appendonly.get() && !StartLog(error)) {
+    state_.RequestShutdown();
+    Wait();
+    return false;
+  }
   Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=", IoEngineName(engine),
       " bind=", state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
   if (state_.config.metrics_port > 0) {
@@ -274,6 +281,22 @@ bool Server::StartReactors(IoEngine engine, std::string* error) {
   return true;
 }
 
+bool Server::StartLog(std::string* error) {
+  const int64_t start_ns = MonotonicNanos();
+  if (!aof_replay_.empty()) {
+    if (!ReplayAofFiles(*shards_, state_, *dispatcher_, aof_replay_, error)) return false;
+    char seconds[32];
+    std::snprintf(seconds, sizeof(seconds), "%.3f", double(MonotonicNanos() - start_ns) / 1e9);
+    Log(LogLevel::kNotice, "DB loaded from append only file: ", seconds, " seconds");
+  }
+  if (!AofStart(*shards_, state_, error)) return false;
+  // What was loaded is on disk already: no change to save yet.
+  state_.persist.dirty_at_save.store(DirtySum(*shards_));
+  state_.persist.aof_loading.store(false, std::memory_order_release);
+  WakeAll();
+  return true;
+}
+
 bool Server::LoadData(std::string* error) {
   Config& config = state_.config;
   if (config.dir.empty()) {
@@ -281,6 +304,12 @@ bool Server::LoadData(std::string* error) {
     config.dir = ::getcwd(cwd, sizeof(cwd)) != nullptr ? cwd : ".";
   }
   state_.persist.lastsave_unix.store(state_.clock->NowUnixMillis() / 1000);
+  if (config.appendonly.get()) {
+    // As Redis: with the log on, it alone says what the data is; the RDB file is not read.
+    // The workers wait for its replay before letting clients in (StartLog).
+    state_.persist.aof_loading.store(true);
+    return AofLoadBase(*shards_, state_, &aof_replay_, error);
+  }
   const std::string path = StrCat(config.dir, "/", config.dbfilename);
   const int64_t start_ns = MonotonicNanos();
   LoadStats stats;
@@ -331,6 +360,7 @@ void Server::Wait() {
     if (t.joinable()) t.join();
   }
   threads_.clear();
+  if (shards_ != nullptr) AofStop(*shards_, state_);
   AbandonSave();
   if (metrics_ != nullptr) metrics_->Stop();
   // No reactor is left to submit: a MIGRATE under way ends (its timeouts bound it) and

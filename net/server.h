@@ -67,6 +67,9 @@ class Server {
   void WakeAll();
   // Before the workers start: the RDB file of `dir`/`dbfilename`, if there is one.
   bool LoadData(std::string* error);
+  // With appendonly on, the workers running: replays the log's commands, opens it for
+  // appending, then lets clients in.
+  bool StartLog(std::string* error);
   // With the reactors stopped: ends a snapshot still being written (its temporary file
   // goes) and waits for its writer.
   void AbandonSave();
@@ -78,6 +81,7 @@ class Server {
   std::unique_ptr<ThreadPool> lazyfree_;
   std::unique_ptr<ShardSet> shards_;
   std::unique_ptr<Dispatcher> dispatcher_;
+  std::vector<std::string> aof_replay_;  // the log's files to replay at start
   std::unique_ptr<ScriptRegistry> scripts_;  // the threads' Lua engines
   // After the shards: destroyed (its thread stopped) before them.
   std::unique_ptr<MetricsServer> metrics_;

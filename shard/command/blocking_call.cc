@@ -50,6 +50,8 @@ void OnManyShards(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
   using Probes = std::vector<KeyProbe>;
   using Plan = ManyKeysPlan;
   const bool resp3 = cmd.client.resp3;
+  // Inside EXEC, EXEC records the pop in its place among its commands.
+  const bool record = !cmd.client.exec_nested;
   std::shared_ptr<DeferredReply> deferred;
   if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
   LockedReadThenWrite(
@@ -78,11 +80,11 @@ void OnManyShards(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
         if (call != nullptr && !call->claimed()) plan.kind = Plan::Kind::kQueue;
         return plan;
       },
-      [op, groups, call, resp3](Shard& shard, size_t gi, Plan& plan) {
+      [op, groups, call, resp3, record](Shard& shard, size_t gi, Plan& plan) {
         if (plan.kind == Plan::Kind::kPop && plan.group == gi) {
           // Only this shard writes the plan's reply; the others only read its kind.
           ReplyBuilder rb(&plan.reply, resp3);
-          op->Pop(shard, groups->Args(gi)[plan.pos], rb);
+          PopRecorded(shard, *op, groups->Args(gi)[plan.pos], rb, record);
         } else if (plan.kind == Plan::Kind::kQueue) {
           shard.waiting().Add(call, groups->Args(gi));
         }
@@ -118,13 +120,14 @@ void OnOwner(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op,
   const bool resp3 = cmd.client.resp3;
   std::shared_ptr<DeferredReply> deferred;
   if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
-  auto attempt = [shards, owner, home, op, groups, call, deferred, resp3]() {
+  auto attempt = [shards, owner, home, op, groups, call, deferred, resp3, nested]() {
     ShardThread& there = shards->thread(owner);
     const ArgList keys = groups->Args(0);
     std::string out;
     ReplyBuilder rb(&out, resp3);
     // A client that left meanwhile takes nothing.
-    bool answered = (call == nullptr || !call->claimed()) && TryKeys(there.shard(), *op, keys, rb);
+    bool answered = (call == nullptr || !call->claimed()) &&
+                    TryKeys(there.shard(), *op, keys, rb, /*record=*/!nested);
     if (!answered && call == nullptr) {
       op->ReplyNothing(rb, /*in_multi=*/true);
       answered = true;
@@ -175,6 +178,7 @@ void MoveAcross(CoordCmd& cmd, std::shared_ptr<const BlockingMoveOp> op,
   std::shared_ptr<DeferredReply> deferred;
   if (call == nullptr) deferred = std::make_shared<DeferredReply>(cmd);
   auto is_src = [groups](size_t gi) { return groups->Items(gi)[0] == 0; };
+  const bool record = !cmd.client.exec_nested;
   LockedReadThenWrite(
       cmd, LockKeys(groups),
       [op, is_src](Shard& shard, size_t gi) {
@@ -203,12 +207,18 @@ void MoveAcross(CoordCmd& cmd, std::shared_ptr<const BlockingMoveOp> op,
         }
         return p;
       },
-      [op, is_src, call, retry](Shard& shard, size_t gi, const MovePlan& p) {
+      [op, is_src, call, retry, record](Shard& shard, size_t gi, const MovePlan& p) {
         if (!is_src(gi)) {
-          if (p.kind == MovePlan::Kind::kMove) op->Give(shard, p.elem);
+          if (p.kind == MovePlan::Kind::kMove) {
+            op->Give(shard, p.elem);
+            if (record && shard.aof().on()) op->RecordGive(shard.aof(), p.elem);
+          }
           return;
         }
-        if (p.kind == MovePlan::Kind::kMove) op->Take(shard);
+        if (p.kind == MovePlan::Kind::kMove) {
+          op->Take(shard);
+          if (record && shard.aof().on()) op->RecordTake(shard.aof());
+        }
         if (p.kind == MovePlan::Kind::kQueue) {
           // Handed home, it comes back first in line, where it was.
           if (retry) call->Reopen();
@@ -258,7 +268,7 @@ bool ParseBlockTimeout(std::string_view arg, int64_t now_ms, int64_t* deadline_m
   return true;
 }
 
-bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& reply) {
+bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& reply, bool record) {
   for (std::string_view key : keys) {
     switch (op.Probe(shard, key)) {
       case KeyProbe::kMissing:
@@ -267,7 +277,7 @@ bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& rep
         reply.Error(err::kWrongType);
         return true;
       case KeyProbe::kReady:
-        op.Pop(shard, key, reply);
+        PopRecorded(shard, op, key, reply, record);
         return true;
     }
   }
@@ -275,7 +285,9 @@ bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& rep
 }
 
 void PopOrNothing(ShardCmd& cmd, const BlockingOp& op, ArgList keys) {
-  if (!TryKeys(cmd.shard, op, keys, cmd.reply)) op.ReplyNothing(cmd.reply, /*in_multi=*/true);
+  if (!TryKeys(cmd.shard, op, keys, cmd.reply, /*record=*/true)) {
+    op.ReplyNothing(cmd.reply, /*in_multi=*/true);
+  }
 }
 
 void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, int64_t deadline_ms,
@@ -306,7 +318,7 @@ void BlockOn(CoordCmd& cmd, std::shared_ptr<const BlockingOp> op, ArgList keys, 
     KeyLocks& locks = shard.locks();
     if (cmd.client.exec_nested || locks.Idle() || locks.MayRun(groups->KeyHashes(0), false)) {
       // This thread's own keys, free: answered or queued right here.
-      if (TryKeys(shard, *op, own, cmd.reply)) return;
+      if (TryKeys(shard, *op, own, cmd.reply, /*record=*/!cmd.client.exec_nested)) return;
       if (!may_block) return op->ReplyNothing(cmd.reply, /*in_multi=*/true);
       std::shared_ptr<BlockedCall> call = make_call();
       shard.waiting().Add(call, own);

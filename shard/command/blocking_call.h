@@ -48,8 +48,9 @@ bool ParseBlockTimeout(std::string_view arg, int64_t now_ms, int64_t* deadline_m
 
 // The key shard's thread: tries `keys` in order, as the blocking commands do before they
 // wait. The first key that exists answers: popped (kReady), or WRONGTYPE. Returns false,
-// having written nothing, when every key is missing.
-bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& reply);
+// having written nothing, when every key is missing. `record`: the pop goes to the
+// append-only log here (false inside EXEC, which records the command in its place).
+bool TryKeys(Shard& shard, const BlockingOp& op, ArgList keys, ReplyBuilder& reply, bool record);
 
 // A blocking command's non-blocking form on its keys' shard (its on_shard handler, which
 // EXEC runs): TryKeys, else the op's empty reply.

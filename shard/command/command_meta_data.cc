@@ -105,6 +105,18 @@ const CommandMeta kCommandMeta[] = {
      "$6\r\nstring\r\n",
      "~0\r\n",
      "~0\r\n"},
+    {"bgrewriteaof",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$43\r\nAsynchronously rewrite the append-only file\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n1.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"bgsave",
      "%6\r\n"
      "$7\r\nsummary\r\n"

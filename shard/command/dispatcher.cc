@@ -7,6 +7,7 @@
 #include "absl/container/inlined_vector.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/busy_refusal.h"
 #include "shard/command/client_state.h"
 #include "shard/command/errors.h"
@@ -243,7 +244,9 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // A command that would need a thread whose script is busy (busy_refusal.h). As Redis,
   // nothing is refused for memory then, and -BUSY comes after the subscribed-context check.
   const ScriptBusy* busy = BusyThreadNeeded(self, shards_, client, *spec, args);
-  if (server_.config.maxmemory.get() > 0 && busy == nullptr && OomRefuses(req)) {
+  // As Redis, the log's replay at start is not refused for memory.
+  if (server_.config.maxmemory.get() > 0 && busy == nullptr && OomRefuses(req) &&
+      !server_.persist.aof_loading.load(std::memory_order_relaxed)) {
     return Refuse(req, spec->stat_id, err::kOom);
   }
   // Redis's stop-writes-on-bgsave-error: after a failed save, writes (and PING) are refused
@@ -369,7 +372,12 @@ void Dispatcher::Execute(Request& req) const {
   }
   if (shard.locks().Idle()) {
     ShardCmd cmd{shard, req.args, req.reply, server_};
-    return Timed(req, [&] { spec.on_shard(cmd); });
+    const int64_t mark = AofMark(shard);
+    if (mark < 0) return Timed(req, [&] { spec.on_shard(cmd); });
+    const size_t from = req.reply.out()->size();
+    Timed(req, [&] { spec.on_shard(cmd); });
+    AofAfterOnShard(shard, spec, req.args, mark, std::string_view(*req.reply.out()).substr(from));
+    return;
   }
   // A multi-shard command holds or awaits some keys here: check ours.
   uint64_t slot = req.sink.Defer();
@@ -396,9 +404,11 @@ void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver)
     std::string out;
     ReplyBuilder rb(&out, job.resp3);
     ShardCmd cmd{thread.shard(), job.args->view(), rb, server_};
+    const int64_t mark = AofMark(thread.shard());
     uint64_t start = CycleClock::Now();
     job.spec->on_shard(cmd);
     uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    AofAfterOnShard(thread.shard(), *job.spec, job.args->view(), mark, out);
     if (thread.shard().waiting().HasReady()) ServeReady(thread);
     // Counted here, on the thread where it ran. The slow log wants the client, which only
     // the connection's thread may read, so a slow command's arguments travel back.
@@ -493,9 +503,11 @@ void Dispatcher::RunBatched(ShardThread& there, HopBatch& batch) const {
     const size_t from = out.size();
     ReplyBuilder rb(&out, r.resp3);
     ShardCmd cmd{shard, args, rb, server_};
+    const int64_t mark = AofMark(shard);
     const uint64_t start = CycleClock::Now();
     r.spec->on_shard(cmd);
     r.ns = CycleClock::ToNanos(CycleClock::Now() - start);
+    AofAfterOnShard(shard, *r.spec, args, mark, std::string_view(out).substr(from));
     Record(there, *r.spec, r.ns, out, from);
     r.reply_end = out.size();
     // Served before the batch's next command, as after an inline one.

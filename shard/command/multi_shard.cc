@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
 
 namespace rc {
@@ -22,6 +23,10 @@ struct Acquisition {
   // A command inside EXEC: EXEC already holds these keys, so the locks are taken
   // without waiting (they nest: counts go up and come down again).
   bool nested;
+  // The command's record for the append-only log, empty when none is due: it goes to the
+  // journal once every lock is in, before any step runs or lock comes off, so it follows
+  // whatever happened to its keys before and precedes whatever happens after.
+  std::string record = {};
 
   // The connection's thread only.
   absl::InlinedVector<uint8_t, 8> held = {};  // per group: its try-lock succeeded
@@ -57,10 +62,24 @@ void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
 }
 
 // The thread of group gi's shard: locks its keys if nothing holds or awaits them.
+// The thread of group gi's shard, as the locks there go in, with the log on: keys past
+// their deadline go now (they then stay until the locks come off, Shard::
+// KeepsPastDeadline), and the shard's records reach the journal ahead of the command's.
+void PrepareForLog(ShardThread& here, const Acquisition& acq, size_t gi) {
+  if (acq.nested || !acq.shards->journal().on()) return;
+  if (!acq.locks->whole) {
+    const ArgList items = acq.locks->groups->Args(gi);
+    const size_t width = acq.locks->groups->width();
+    for (size_t i = 0; i < items.size(); i += width) here.shard().ReclaimIfExpired(items[i]);
+  }
+  acq.shards->PublishAof(here.id());
+}
+
 bool TryLock(ShardThread& here, const Acquisition& acq, size_t gi) {
   KeyLocks& locks = here.shard().locks();
   KeyLocks::Keys keys = acq.locks->KeysOf(gi);
   if (!acq.nested && !locks.MayRun(keys, acq.locks->whole)) return false;
+  PrepareForLog(here, acq, gi);
   locks.Lock(keys, acq.locks->whole);
   return true;
 }
@@ -82,6 +101,9 @@ void AllLocked(AcqPtr acq, size_t stepped) {
     return;
   }
   ShardThread& self = acq->shards->thread(acq->home);
+  if (!acq->record.empty() && acq->shards->journal().on()) {
+    self.note_aof_position(acq->shards->journal().Append(acq->record));
+  }
   acq->steps_pending = 1;  // this call's own, so `finish` waits for the loop below
   size_t local = kNone;
   for (size_t gi = 0; gi < acq->groups(); ++gi) {
@@ -127,7 +149,7 @@ void Advance(ShardThread& here, AcqPtr acq, size_t gi) {
   // The last lock is in, so every key is held: this shard's step runs here rather than
   // one more round trip later.
   size_t stepped = kNone;
-  if (acq->step) {
+  if (acq->step && acq->record.empty()) {
     acq->Step(here.shard(), gi);
     stepped = gi;
   }
@@ -142,6 +164,7 @@ void OrderedLock(AcqPtr acq, size_t gi) {
   KeyLocks::Keys keys = acq->locks->KeysOf(gi);
   const bool whole = acq->locks->whole;
   here.shard().locks().Enqueue(keys, whole, [&here, acq, gi, keys, whole]() mutable {
+    PrepareForLog(here, *acq, gi);
     here.shard().locks().Lock(keys, whole);
     Advance(here, std::move(acq), gi);
   });
@@ -207,7 +230,7 @@ void TryAll(AcqPtr acq) {
   }
   const size_t remote = acq->groups() - (local == kNone ? 0 : 1);
   if (remote == 0) return AllLocked(std::move(acq), kNone);
-  const bool step_there = remote == 1 && acq->step;
+  const bool step_there = remote == 1 && acq->step && acq->record.empty();
   acq->tries_pending = remote;
   for (size_t gi = 0; gi < acq->groups(); ++gi) {
     if (gi == local) continue;
@@ -225,11 +248,13 @@ void TryAll(AcqPtr acq) {
 }
 
 void Acquire(ShardThread& self, ShardSet& shards, ClientState& client, ReplySink& sink,
-             std::shared_ptr<const LockSet> locks, LockedStep step, Task finish) {
+             std::shared_ptr<const LockSet> locks, LockedStep step, Task finish,
+             std::string record = {}) {
   MarkLocking(client, *locks, +1);
   auto acq = std::make_shared<Acquisition>(Acquisition{&shards, self.id(), &sink, &client,
                                                        std::move(locks), std::move(step),
-                                                       std::move(finish), client.exec_nested});
+                                                       std::move(finish), client.exec_nested,
+                                                       std::move(record)});
   // Whole-shard locks (FLUSHALL, KEYS, EXEC of those) are rare: always in order.
   if (acq->locks->whole) return StartOrdered(std::move(acq));
   TryAll(std::move(acq));
@@ -267,8 +292,19 @@ void AcquireThen(ShardThread& self, ShardSet& shards, ClientState& client, Reply
 
 void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, LockedStep step,
                      Task finish) {
+  // A write outside EXEC and scripts (they record their commands themselves); blocking
+  // commands record the pops they make.
+  std::string record;
+  if (cmd.shards.journal().on() && !cmd.client.exec_nested) {
+    const CommandSpec* spec = cmd.table.Resolve(cmd.args);
+    // MIGRATE logs the DELs of the keys it moved.
+    if (spec != nullptr && (spec->flags & kCmdWrite) && !(spec->flags & kCmdBlocking) &&
+        spec->full_name != "migrate") {
+      AofRecordCommand(cmd.args, {}, cmd.server.clock->NowUnixMillis(), &record);
+    }
+  }
   Acquire(cmd.self, cmd.shards, cmd.client, cmd.sink, std::move(locks), std::move(step),
-          std::move(finish));
+          std::move(finish), std::move(record));
 }
 
 void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi) {

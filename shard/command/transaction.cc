@@ -8,6 +8,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "core/entry_table.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/multi_shard.h"
@@ -87,6 +88,10 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   WatchSet watch;
   std::shared_ptr<const LockSet> locks;  // null when the commands name no key
   std::vector<std::string> replies;
+  // With the log on: the records of what ran so far, in order. Across shards they reach
+  // the journal whole at the end, before the locks come off (Finish).
+  bool logging = false;
+  std::string records;
   // Sinks of coordinator commands; kept to the end, since one may still be on the stack
   // (its Fulfill carries the transaction on).
   std::vector<std::unique_ptr<ExecSink>> sinks;
@@ -165,9 +170,12 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         dirty = tx->watch.state->dirty.load(std::memory_order_acquire);
       }
       if (!dirty) {
+        std::string records;
+        const bool logging = shard.aof().on();
         for (size_t i = 0; i < tx->queued.size(); ++i) {
-          tx->replies[i] = tx->RunOnShard(shard, tx->queued[i]);
+          tx->replies[i] = tx->RunOnShard(shard, tx->queued[i], logging ? &records : nullptr);
         }
+        AppendUnit(records, shard.aof().target());
       }
       if (owner == home) return tx->Finish(!dirty);
       there.Post(home, [tx, dirty] { tx->Finish(!dirty); });
@@ -223,7 +231,9 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
           }
         }
         if (targets.size() == 1 && targets[0] == self->id()) {
-          for (; i < end; ++i) replies[i] = RunOnShard(self->shard(), queued[i]);
+          for (; i < end; ++i) {
+            replies[i] = RunOnShard(self->shard(), queued[i], logging ? &records : nullptr);
+          }
           continue;
         }
         return RunBatch(i, end, std::move(targets));
@@ -244,17 +254,33 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       client->exec_nested = false;
       if (!s.Started()) return;
       replies[i] = s.TakeReply();
+      RecordCoord(i);
       ++i;
     }
     Finish(true);
   }
 
-  std::string RunOnShard(Shard& shard, const QueuedCommand& q) const {
+  // A command that ran as a coordinator: its record, as it changed whatever it did.
+  void RecordCoord(size_t i) {
+    const QueuedCommand& q = queued[i];
+    // A blocking command inside EXEC is its non-blocking form, recorded as such.
+    if (!logging || !(q.spec->flags & kCmdWrite)) return;
+    AofRecordCommand(q.args->view(), replies[i], server->clock->NowUnixMillis(), &records);
+  }
+
+  // `records`: where what the command changed is recorded (null: the log is off).
+  std::string RunOnShard(Shard& shard, const QueuedCommand& q, std::string* records) const {
     std::string out;
     ReplyBuilder rb(&out, resp3);
     ShardCmd c{shard, q.args->view(), rb, *server};
+    std::string* previous = records != nullptr ? shard.aof().Redirect(records) : nullptr;
+    const int64_t mark = AofMark(shard);
     uint64_t start = CycleClock::Now();
     q.spec->on_shard(c);
+    if (records != nullptr) {
+      AofAfterOnShard(shard, *q.spec, q.args->view(), mark, out);
+      shard.aof().Restore(previous);
+    }
     // On the shard's thread: counted where it ran, as outside MULTI.
     CountCommand(shard.command_stats(), q.spec->stat_id,
                  CycleClock::ToNanos(CycleClock::Now() - start), out, 0,
@@ -278,26 +304,36 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     // The shards read the queued commands while this thread waits: nothing changes them
     // until every shard has answered.
     std::shared_ptr<const Transaction> reader = shared_from_this();
+    // Each shard's replies, then its records (the log on).
     FanOut<std::vector<std::string>>(
         *self, *shards, targets,
         [reader, per_shard](Shard& shard, size_t t) {
           std::vector<std::string> out;
+          std::string records;
           for (size_t j : (*per_shard)[t]) {
-            out.push_back(reader->RunOnShard(shard, reader->queued[j]));
+            out.push_back(reader->RunOnShard(shard, reader->queued[j],
+                                             reader->logging ? &records : nullptr));
           }
+          out.push_back(std::move(records));
           return out;
         },
         [tx = shared_from_this(), per_shard, end](std::vector<std::vector<std::string>>& out) {
           for (size_t t = 0; t < out.size(); ++t) {
-            for (size_t k = 0; k < out[t].size(); ++k) {
+            for (size_t k = 0; k + 1 < out[t].size(); ++k) {
               tx->replies[(*per_shard)[t][k]] = std::move(out[t][k]);
             }
+            tx->records += out[t].back();
           }
           tx->Run(end);
         });
   }
 
   void Finish(bool ran) {
+    if (ran && !records.empty() && shards->journal().on()) {
+      std::string unit;
+      AppendUnit(records, &unit);
+      self->note_aof_position(shards->journal().Append(unit));
+    }
     if (locks != nullptr) {
       std::shared_ptr<const LockSet> held = locks;
       FanOut<bool>(
@@ -343,6 +379,7 @@ void ExecSink::Fulfill(uint64_t slot, std::string resp) {
   if (--pending_ > 0 || !started_) return;
   std::shared_ptr<Transaction> tx = std::move(tx_);
   tx->replies[index_] = TakeReply();
+  tx->RecordCoord(index_);
   // Carry on from a fresh task: whoever called Fulfill may still use this sink (a lock
   // acquisition calls Resume() after its command ran), and the transaction's end frees it.
   const uint32_t home = tx->self->id();
@@ -368,6 +405,7 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
+  tx->logging = cmd.shards.journal().on();
   // Without WATCH every queued command runs: monitors see them now, in the order of the
   // client's requests, as they see a command sent to another shard when it is sent.
   // With WATCH only the end knows whether they ran.

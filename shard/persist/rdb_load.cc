@@ -302,7 +302,7 @@ bool ChecksumOk(std::string_view file, uint64_t* expected, uint64_t* got) {
 }  // namespace
 
 bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server, LoadStats* stats,
-                 std::string* error) {
+                 std::string* error, bool keep_expired) {
   Mapped mapped;
   if (!mapped.Open(path)) {
     if (errno == ENOENT) return true;
@@ -331,7 +331,7 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
   Shared shared;
   std::vector<Queue> queues(shards.size());
   const RdbLimits limits = RdbLimitsOf(server);
-  const int64_t now_ms = server.clock->NowUnixMillis();
+  const int64_t now_ms = keep_expired ? INT64_MIN : server.clock->NowUnixMillis();
   std::vector<std::thread> loaders;
   for (uint32_t i = 0; i < shards.size(); ++i) {
     loaders.emplace_back([&, i] {

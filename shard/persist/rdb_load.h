@@ -26,8 +26,10 @@ struct LoadStats {
   int64_t functions = 0;
 };
 
-// Main thread, before the workers start.
+// Main thread, before the workers start. `keep_expired`: keys past their deadline load
+// too (the append-only log's base: its commands may still touch them, and their DELs
+// follow in the log, as Redis loads a preamble).
 bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server, LoadStats* stats,
-                 std::string* error);
+                 std::string* error, bool keep_expired = false);
 
 }  // namespace rc

@@ -153,7 +153,7 @@ void RdbWriter::Run() {
         AppendAux("redis-bits", "64", &head);
         AppendAux("ctime", absl::StrCat(std::time(nullptr)), &head);
         AppendAux("used-mem", absl::StrCat(options_.used_memory), &head);
-        AppendAux("aof-base", "0", &head);
+        AppendAux("aof-base", options_.aof_base ? "1" : "0", &head);
         for (const std::string& code : functions_) {
           head.push_back(char(kOpFunction2));
           RdbAppendString(code, &head);

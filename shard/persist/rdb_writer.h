@@ -33,6 +33,7 @@ class RdbWriter : public SnapshotSink, public std::enable_shared_from_this<RdbWr
     std::string filename;  // dbfilename
     bool compress = true;
     bool checksum = true;
+    bool aof_base = false;  // the header's aof-base: a rewrite's base of the append-only log
     // rdb-key-save-delay, read at each paced step: unlike a Redis child, which keeps
     // the value it forked with, a running save follows CONFIG SET (tests hold a save
     // open with a long delay, then let it finish).

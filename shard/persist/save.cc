@@ -66,8 +66,8 @@ int64_t ChangesSinceLastSave(ShardSet& shards, const ServerState& server) {
   return DirtySum(shards) - server.persist.dirty_at_save.load(std::memory_order_relaxed);
 }
 
-bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
-               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error) {
+bool StartSnapshot(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
+                   ReplySink* sink, SnapshotJob job, std::string* error) {
   PersistState& persist = server.persist;
   bool idle = false;
   if (!persist.saving.compare_exchange_strong(idle, true)) {
@@ -75,11 +75,9 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
     return false;
   }
   RdbWriter::Options options;
-  {
-    std::lock_guard<std::mutex> lock(server.config_mu);
-    options.dir = server.config.dir;
-    options.filename = server.config.dbfilename;
-  }
+  options.dir = std::move(job.dir);
+  options.filename = std::move(job.filename);
+  options.aof_base = job.aof_base;
   options.compress = server.config.rdbcompression;
   options.checksum = server.config.rdbchecksum;
   options.key_delay_us = [srv = &server] { return srv->config.rdb_key_save_delay.get(); };
@@ -88,12 +86,6 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
   options.state = &persist;
   persist.queued_bytes.store(0);
   persist.peak_bytes.store(0);
-  const int64_t started = NowUnix(server);
-  persist.save_started_unix.store(started);
-  persist.last_try_unix.store(started);
-  Log(LogLevel::kNotice, reason == SaveReason::kSavePoint ? "Background saving started"
-                         : reason == SaveReason::kShutdown ? "Saving the final RDB snapshot before exit"
-                                                           : "Background saving started by request");
 
   const uint32_t home = self.id();
   ShardSet* set = &shards;
@@ -105,29 +97,17 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
     sink = &origin->sink;
   }
   auto writer = std::make_shared<RdbWriter>(
-      options, [set, srv, home, started, origin, done = std::move(done)](
-                   bool ok, const std::string& why) mutable {
+      options, [set, srv, home, origin, finished = std::move(job.finished),
+                done = std::move(job.done)](bool ok, const std::string& why) mutable {
         // The writer's thread.
         PersistState& p = srv->persist;
-        const int64_t now = NowUnix(*srv);
-        p.last_ok.store(ok);
         p.last_peak_bytes.store(p.peak_bytes.load());
         p.queued_bytes.store(0);
-        p.last_duration_s.store(now - started);
-        if (ok) {
-          p.dirty_at_save.store(p.dirty_at_start.load());
-          p.lastsave_unix.store(now);
-          p.saves.fetch_add(1);
-          Log(LogLevel::kNotice, "DB saved on disk");
-        } else {
-          Log(LogLevel::kWarning, why);
-          Log(LogLevel::kWarning, "Background saving error");
-        }
+        if (finished) finished(ok, why);
         {
           std::lock_guard<std::mutex> lock(p.abandon_mu);
           p.abandon = nullptr;
         }
-        p.save_started_unix.store(-1);
         p.saving.store(false);
         PostFromAnyThread(*set, *srv, home,
                           [done = std::move(done), origin = std::move(origin), ok]() mutable {
@@ -147,29 +127,70 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
     int64_t dirty = 0;
   };
   std::shared_ptr<const LockSet> locks = LockWholeShards(shards);
-  AcquireThen(self, shards, *client, *sink, locks, [&self, set, srv, locks, writer] {
-    // Every shard is held whole: no multi-shard command is half done anywhere.
-    FanOut<Begun>(
-        self, *set, locks->groups->shards(),
-        [locks, writer](Shard& shard, size_t gi) {
-          Begun b;
-          b.dirty = shard.Dirty();
-          b.counts = shard.BeginSnapshot(writer);
-          ReleaseOn(shard, *locks, gi);
-          return b;
-        },
-        [srv, writer](std::vector<Begun>& begun) {
-          size_t keys = 0, expires = 0;
-          int64_t dirty = 0;
-          for (const Begun& b : begun) {
-            keys += b.counts.keys;
-            expires += b.counts.expires;
-            dirty += b.dirty;
-          }
-          srv->persist.dirty_at_start.store(dirty);
-          writer->Begin(keys, expires, FunctionCode(*srv));
-        });
-  });
+  AcquireThen(self, shards, *client, *sink, locks,
+              [&self, set, srv, locks, writer, at_point = std::move(job.at_point)] {
+                // Every shard is held whole: no multi-shard command is half done anywhere.
+                if (at_point) at_point();
+                FanOut<Begun>(
+                    self, *set, locks->groups->shards(),
+                    [locks, writer](Shard& shard, size_t gi) {
+                      Begun b;
+                      b.dirty = shard.Dirty();
+                      b.counts = shard.BeginSnapshot(writer);
+                      ReleaseOn(shard, *locks, gi);
+                      return b;
+                    },
+                    [srv, writer](std::vector<Begun>& begun) {
+                      size_t keys = 0, expires = 0;
+                      int64_t dirty = 0;
+                      for (const Begun& b : begun) {
+                        keys += b.counts.keys;
+                        expires += b.counts.expires;
+                        dirty += b.dirty;
+                      }
+                      srv->persist.dirty_at_start.store(dirty);
+                      writer->Begin(keys, expires, FunctionCode(*srv));
+                    });
+              });
+  return true;
+}
+
+bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
+               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error) {
+  SnapshotJob job;
+  {
+    std::lock_guard<std::mutex> lock(server.config_mu);
+    job.dir = server.config.dir;
+    job.filename = server.config.dbfilename;
+  }
+  const int64_t started = NowUnix(server);
+  ServerState* srv = &server;
+  job.finished = [srv, started](bool ok, const std::string& why) {
+    PersistState& p = srv->persist;
+    const int64_t now = NowUnix(*srv);
+    p.last_ok.store(ok);
+    p.last_duration_s.store(now - started);
+    if (ok) {
+      p.dirty_at_save.store(p.dirty_at_start.load());
+      p.lastsave_unix.store(now);
+      p.saves.fetch_add(1);
+      Log(LogLevel::kNotice, "DB saved on disk");
+    } else {
+      Log(LogLevel::kWarning, why);
+      Log(LogLevel::kWarning, "Background saving error");
+    }
+    p.save_started_unix.store(-1);
+  };
+  job.done = std::move(done);
+  // Before the writer can end it: the point comes before the shards begin.
+  job.at_point = [srv, started] {
+    srv->persist.save_started_unix.store(started);
+    srv->persist.last_try_unix.store(started);
+  };
+  if (!StartSnapshot(self, shards, server, client, sink, std::move(job), error)) return false;
+  Log(LogLevel::kNotice, reason == SaveReason::kSavePoint ? "Background saving started"
+                         : reason == SaveReason::kShutdown ? "Saving the final RDB snapshot before exit"
+                                                           : "Background saving started by request");
   return true;
 }
 

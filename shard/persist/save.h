@@ -25,6 +25,24 @@ using SaveDone = std::function<void(bool ok)>;
 bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
                ReplySink* sink, SaveReason reason, SaveDone done, std::string* error);
 
+// What a snapshot writes and who hears of it: a save's RDB file, or a rewrite's base of
+// the append-only log (aof.h).
+struct SnapshotJob {
+  std::string dir;  // absolute
+  std::string filename;
+  bool aof_base = false;
+  // The starting thread, every shard held whole: the snapshot's point.
+  std::function<void()> at_point;
+  // The writer's thread: the file is in place (ok), or not and `why`.
+  std::function<void(bool ok, const std::string& why)> finished;
+  // The starting thread, after `finished`.
+  SaveDone done;
+};
+// A worker thread: the common part of StartSave and a rewrite. False, with Redis's
+// error, when a snapshot runs already.
+bool StartSnapshot(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
+                   ReplySink* sink, SnapshotJob job, std::string* error);
+
 // Worker thread 0's cron: starts a save when a save point is due (Redis's serverCron).
 void MaybeSaveOnSchedule(ShardThread& self, ShardSet& shards, ServerState& server);
 

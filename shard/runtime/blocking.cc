@@ -114,7 +114,7 @@ void ServeKey(ShardThread& thread, const std::string& key) {
     }
     std::string reply;
     ReplyBuilder rb(&reply, served->resp3());
-    served->op().Pop(shard, key, rb);
+    PopRecorded(shard, served->op(), key, rb);
     // Always a task, also to this thread: the client's pipeline resumes from its own
     // loop turn, never in the middle of the command that served it.
     thread.Post(served->home(), [served, id = thread.id(), reply = std::move(reply)]() mutable {
@@ -123,6 +123,14 @@ void ServeKey(ShardThread& thread, const std::string& key) {
     node = next;
   }
   w.EraseIfEmpty(slot);
+}
+
+void PopRecorded(Shard& shard, const BlockingOp& op, std::string_view key, ReplyBuilder& reply,
+                 bool record) {
+  if (!record || !shard.aof().on()) return op.Pop(shard, key, reply);
+  const int64_t before = shard.Dirty();
+  op.Pop(shard, key, reply);
+  if (shard.Dirty() != before) op.Record(shard.aof(), key);
 }
 
 void ServeReady(ShardThread& thread) {

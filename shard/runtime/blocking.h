@@ -57,6 +57,15 @@ enum class KeyProbe : uint8_t {
 // What one blocking command does to a key, implemented by its family
 // (shard/families/blocking/). Immutable once built and shared by every thread that
 // handles the command: it owns copies of whatever arguments it needs.
+class AofRecorder;
+
+// Pops for a blocked or blocking command on `shard` and records the pop for the
+// append-only log when it changed something, unless `record` is false (a command inside
+// EXEC, which records it in its place). The key's shard thread.
+class BlockingOp;
+void PopRecorded(Shard& shard, const BlockingOp& op, std::string_view key, ReplyBuilder& reply,
+                 bool record = true);
+
 class BlockingOp {
  public:
   virtual ~BlockingOp() = default;
@@ -66,6 +75,9 @@ class BlockingOp {
   // its keyspace events) and appends the reply. The reply may be an error that ends the
   // command all the same (BLMOVE's destination of the wrong type).
   virtual void Pop(Shard& shard, std::string_view key, ReplyBuilder& reply) const = 0;
+  // What Pop did to `key`, as the append-only log replays it: the command's
+  // non-blocking form (LPOP, ZPOPMIN, LMOVE), which takes the same from the same state.
+  virtual void Record(AofRecorder& aof, std::string_view key) const = 0;
   // The reply when nothing came: on timeout, or at once inside MULTI (`in_multi`), where
   // the command is its non-blocking form.
   virtual void ReplyNothing(ReplyBuilder& reply, bool in_multi) const {
@@ -97,6 +109,9 @@ class BlockingMoveOp : public BlockingOp {
   // raises its keyspace events.
   virtual void Take(Shard& shard) const = 0;
   virtual void Give(Shard& shard, std::string_view elem) const = 0;
+  // Take's and Give's records for the log, each on its key's shard.
+  virtual void RecordTake(AofRecorder& aof) const = 0;
+  virtual void RecordGive(AofRecorder& aof, std::string_view elem) const = 0;
 
  private:
   const std::string source_;

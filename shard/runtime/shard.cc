@@ -50,7 +50,7 @@ Entry* Shard::Find(std::string_view key) {
 Entry* Shard::Lookup(std::string_view key) {
   RC_DCHECK_OWNER(thread_check_);
   Entry* e = table_.Find(key);
-  if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs()) {
+  if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs() && !KeepsPastDeadline(key)) {
     if (ExpiryPaused()) {
       kept_expired_ = true;
     } else {
@@ -59,6 +59,21 @@ Entry* Shard::Lookup(std::string_view key) {
     return nullptr;
   }
   return e;
+}
+
+bool Shard::KeepsPastDeadline(std::string_view key) const {
+  if (server_ == nullptr) return false;
+  if (server_->persist.aof_loading.load(std::memory_order_relaxed)) return true;
+  if (!aof_.on() || locks_.Idle()) return false;
+  const uint64_t hash = HashKey(key);
+  return !locks_.MayRun(KeyLocks::Keys(&hash, 1), false);
+}
+
+void Shard::ReclaimIfExpired(std::string_view key) {
+  Entry* e = table_.Find(key);
+  if (e != nullptr && e->has_ttl() && e->deadline() <= NowMs() && !ExpiryPaused()) {
+    ExpireEntry(e);
+  }
 }
 
 bool Shard::ExpiryPaused() const {
@@ -111,6 +126,7 @@ void Shard::ExpireEntry(Entry* e) {
   KeyModified(e->key());
   ReleaseValue(e);
   EntryPtr gone = Unlink(e);
+  if (aof_.on()) aof_.Command({"DEL", gone->key()});
   if (event_listener_ != nullptr) event_listener_->OnExpired(id_, gone->key());
 }
 
@@ -120,6 +136,7 @@ size_t Shard::EvictEntry(Entry* e) {
   KeyModified(e->key());
   ReleaseValue(e);
   EntryPtr gone = Unlink(e);
+  if (aof_.on()) aof_.Command({"DEL", gone->key()});
   if (event_listener_ != nullptr) event_listener_->OnEvicted(id_, gone->key());
   return bytes;
 }
@@ -306,6 +323,8 @@ size_t Shard::ExpireDue(int64_t now_ms, size_t max_keys) {
   kept_expired_ = false;  // from here on due keys go as they are found
   size_t n = 0;
   while (n < max_keys && !ttl_.empty() && ttl_.Top()->deadline() <= now_ms) {
+    // Held past its deadline: the rest wait with it, for a lock lasts a moment.
+    if (KeepsPastDeadline(ttl_.Top()->key())) break;
     ExpireEntry(ttl_.Top());
     ++n;
   }

@@ -27,6 +27,7 @@
 
 #include "absl/random/random.h"
 #include "core/entry_table.h"
+#include "shard/runtime/aof_recorder.h"
 #include "shard/command/command_stats.h"
 #include "shard/runtime/evictor.h"
 #include "shard/runtime/blocking.h"
@@ -223,6 +224,17 @@ class Shard {
   // a key someone waits on; ServeReady serves it after the command.
   WaitingKeys& waiting() { return waiting_; }
 
+  // This shard's records for the append-only log (aof_recorder.h).
+  AofRecorder& aof() { return aof_; }
+  // A key past its deadline that must stay until later: while the log replays at start
+  // nothing expires (the log says when keys went), and while the log is on a key a
+  // multi-shard command holds keeps its state until the lock comes off, since the
+  // command's record replays against the state at the lock (multi_shard.cc).
+  bool KeepsPastDeadline(std::string_view key) const;
+  // Deletes `key` if it is past its deadline, whatever holds it: a multi-shard command
+  // taking its lock, so the expiry is logged before the command.
+  void ReclaimIfExpired(std::string_view key);
+
   ThreadCheck& thread_check() { return thread_check_; }
   void VerifyTtl() const;
 
@@ -268,6 +280,7 @@ class Shard {
   bool kept_expired_ = false;
   Evictor evictor_{*this};
   ShardSnapshot snapshot_;
+  AofRecorder aof_;
   ThreadCheck thread_check_;
   // Written by the owner, read by any thread; a line of its own, as other threads read
   // it while the owner's hot fields change.

@@ -78,7 +78,16 @@ ShardSet::ShardSet(size_t threads, const ServerState* server) {
   threads_.reserve(threads);
   for (size_t i = 0; i < threads; ++i) {
     threads_.push_back(std::make_unique<ShardThread>(uint32_t(i), threads, server, busy_threads_));
+    threads_.back()->shard().aof().Attach(journal_.on_flag());
   }
+}
+
+void ShardSet::PublishAof(uint32_t from) {
+  AofRecorder& rec = threads_[from]->shard().aof();
+  if (!rec.HasLocal()) return;
+  std::string records = rec.TakeLocal();
+  // Off meanwhile: what was recorded goes nowhere.
+  if (journal_.on()) threads_[from]->note_aof_position(journal_.Append(records));
 }
 
 std::vector<SlotRange> ShardSet::RangesOf(uint32_t shard) const {

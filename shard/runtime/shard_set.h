@@ -4,6 +4,7 @@
 // Thread i owns ShardThread i. Other threads may only push to its inbox; everything
 // else in it is touched by thread i alone.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "core/key_slot.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/hop_batch.h"
+#include "shard/runtime/aof_journal.h"
 #include "shard/runtime/blocked_clients.h"
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
@@ -86,6 +88,10 @@ class ShardThread {
   ScriptBusy& script_busy() { return script_busy_; }
   // The reactor's restricted loop turn for a busy script; null where no reactor runs the
   // thread (unit tests). Set once, before the thread runs scripts.
+  // Owner thread: the journal's length after this thread's latest append. Under
+  // appendfsync always the loop turn's replies wait until the disk has it.
+  void note_aof_position(uint64_t p) { aof_position_ = std::max(aof_position_, p); }
+  uint64_t aof_position() const { return aof_position_; }
   BusyTurn* busy_turn() const { return busy_turn_; }
   void set_busy_turn(BusyTurn* turn) { busy_turn_ = turn; }
 
@@ -124,6 +130,7 @@ class ShardThread {
   std::vector<Message> busy_draining_;  // RunInboxWhileBusy's, apart from draining_
   ScriptBusy script_busy_;
   BusyTurn* busy_turn_ = nullptr;
+  uint64_t aof_position_ = 0;
   std::shared_ptr<const ClusterMap> cluster_map_;
   uint64_t cluster_generation_ = 0;
 };
@@ -156,7 +163,14 @@ class ShardSet {
   // Owner thread `from`: hands its outbox to the destinations.
   void FlushOutbox(uint32_t from, Waker& waker);
 
+  // The append-only log's order (aof_journal.h).
+  AofJournal& journal() { return journal_; }
+  // Owner thread `from`: hands its shard's records to the journal (the end of its loop
+  // turn; a multi-shard command locking keys there).
+  void PublishAof(uint32_t from);
+
  private:
+  AofJournal journal_;                // before threads_, whose recorders read its flag
   std::atomic<int> busy_threads_{0};  // before threads_, which refer to it
   std::vector<std::unique_ptr<ShardThread>> threads_;
   std::vector<uint16_t> slot_shard_;  // slot -> shard; fixed for the process's lifetime

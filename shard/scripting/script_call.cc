@@ -5,6 +5,7 @@
 
 #include "core/entry_table.h"
 #include "core/strings.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
@@ -81,6 +82,13 @@ bool MayWrite(LuaEngine& engine, ScriptRun& run, std::string* out) {
 
 }  // namespace
 
+void RecordCoordinatorCall(ShardThread& self, const CommandSpec& spec, ArgList args,
+                           std::string_view reply) {
+  Shard& shard = self.shard();
+  if (!shard.aof().on() || !(spec.flags & kCmdWrite) || (spec.flags & kCmdBlocking)) return;
+  AofRecordCommand(args, reply, shard.NowMs(), shard.aof().target());
+}
+
 void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
                 const CommandSpec& spec, ArgList args) {
   if (server.introspect.monitors.load(std::memory_order_relaxed) > 0 && !(spec.flags & kCmdAdmin)) {
@@ -93,9 +101,12 @@ void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpe
   const size_t from = out->size();
   ReplyBuilder rb(out, resp == 3);
   ShardCmd cmd{thread.shard(), args, rb, server};
+  const int64_t mark = AofMark(thread.shard());
   const uint64_t start = CycleClock::Now();
   spec.on_shard(cmd);
   const uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
+  // Redis logs a script's effects, the commands it called, not the script.
+  AofAfterOnShard(thread.shard(), spec, args, mark, std::string_view(*out).substr(from));
   CountCommand(thread.command_stats(), spec.stat_id, ns, *out, from,
                server.config.latency_tracking.get() != 0);
   if (!(spec.flags & kCmdSkipSlowlog)) {
@@ -189,6 +200,7 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
     }
     *out += sink->reply();
   }
+  RecordCoordinatorCall(self, *spec, args, *out);
   CountCommand(self.command_stats(), spec->stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
                *out, 0, server.config.latency_tracking.get() != 0);
   FeedCalled(self, shards, server, *spec, args);

@@ -38,6 +38,10 @@ void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpe
 
 // MONITOR's line for a command a script ran (as Redis shows it: "[0 lua]"), on the
 // script's thread.
+// A command a script ran as a coordinator on `self`: its record for the append-only log,
+// on that thread's shard, when it writes.
+void RecordCoordinatorCall(ShardThread& self, const CommandSpec& spec, ArgList args,
+                           std::string_view reply);
 void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
                 const CommandSpec& spec, ArgList args);
 

@@ -242,6 +242,7 @@ CallStatus ScriptTask::CallCoordinator(const CommandSpec& spec, ArgList args, bo
   if (sink_in_use_->Started()) {
     *out += sink_in_use_->reply();
     sink_in_use_.reset();
+    RecordCoordinatorCall(home_, spec, args, *out);
     return CallStatus::kReplied;
   }
   // The rest of the reply comes later; what the handler wrote inline goes first.

@@ -139,6 +139,17 @@ struct Config {
   // Microseconds between two keys of a snapshot's background slices: Redis's test knob,
   // here a pace rather than a sleep, so no thread stalls. 0 in production.
   Tunable<int64_t> rdb_key_save_delay = 0;
+  // The append-only log (docs/PERSISTENCE.md). appendfilename and appenddirname are
+  // fixed at start, as in Redis; under config_mu like every string.
+  Tunable<bool> appendonly = false;
+  enum AppendFsync : int64_t { kFsyncNo = 0, kFsyncEverysec = 1, kFsyncAlways = 2 };
+  Tunable<int64_t> appendfsync = kFsyncEverysec;
+  std::string appendfilename = "appendonly.aof";
+  std::string appenddirname = "appendonlydir";
+  Tunable<bool> aof_load_truncated = true;
+  Tunable<int64_t> auto_aof_rewrite_percentage = 100;
+  Tunable<int64_t> auto_aof_rewrite_min_size = 64LL << 20;
+  Tunable<bool> no_appendfsync_on_rewrite = false;
   // INFO latencystats' percentiles; under config_mu like every string.
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.

@@ -388,14 +388,77 @@ std::vector<ConfigParam> MakeParams() {
                BoolSetter(&Config::stop_writes_on_bgsave_error)});
   p.push_back({"rdb-key-save-delay", IntGetter(&Config::rdb_key_save_delay),
                IntSetter(&Config::rdb_key_save_delay, 0, INT32_MAX)});
-  // No append-only log yet: turning it on is refused rather than silently ignored.
-  p.push_back({"appendonly", [](const Config&) { return std::string("no"); },
+  p.push_back({"appendonly", [](const Config& c) { return YesNo(c.appendonly); },
+               BoolSetter(&Config::appendonly)});
+  p.push_back({"appendfsync",
+               [](const Config& c) {
+                 switch (c.appendfsync.get()) {
+                   case Config::kFsyncNo: return std::string("no");
+                   case Config::kFsyncAlways: return std::string("always");
+                   default: return std::string("everysec");
+                 }
+               },
+               [](Config& c, std::string_view v) {
+                 const std::string l = ToLower(v);
+                 if (l == "no") c.appendfsync = Config::kFsyncNo;
+                 else if (l == "everysec") c.appendfsync = Config::kFsyncEverysec;
+                 else if (l == "always") c.appendfsync = Config::kFsyncAlways;
+                 else return std::string("argument(s) must be one of the following: always, everysec, no");
+                 return std::string();
+               }});
+  // Redis: "appendfilename can't be a path, just a filename", fixed at start.
+  p.push_back({"appendfilename", [](const Config& c) { return c.appendfilename; },
+               [](Config& c, std::string_view v) {
+                 if (v.empty() || v.find('/') != std::string_view::npos) {
+                   return std::string("appendfilename can't be a path, just a filename");
+                 }
+                 // Redis writes such a name into the manifest unquoted and cannot read it
+                 // back at its next start.
+                 if (v.find_first_of(" \t\r\n'\"\\") != std::string_view::npos) {
+                   return std::string("appendfilename can't hold quotes, backslashes or spaces");
+                 }
+                 c.appendfilename = std::string(v);
+                 return std::string();
+               },
+               false});
+  p.push_back({"appenddirname", [](const Config& c) { return c.appenddirname; },
+               [](Config& c, std::string_view v) {
+                 if (v.empty() || v.find('/') != std::string_view::npos) {
+                   return std::string("appenddirname can't be a path, just a dirname");
+                 }
+                 c.appenddirname = std::string(v);
+                 return std::string();
+               },
+               false});
+  p.push_back({"aof-load-truncated", [](const Config& c) { return YesNo(c.aof_load_truncated); },
+               BoolSetter(&Config::aof_load_truncated)});
+  // The base is always an RDB snapshot (a rewrite is one): "no" is refused.
+  p.push_back({"aof-use-rdb-preamble", [](const Config&) { return std::string("yes"); },
                [](Config&, std::string_view v) {
-                 std::string l = ToLower(v);
+                 const std::string l = ToLower(v);
+                 if (l == "yes") return std::string();
+                 if (l != "no") return std::string("argument must be 'yes' or 'no'");
+                 return std::string("ringcache writes the log's base as an RDB snapshot only");
+               }});
+  p.push_back({"auto-aof-rewrite-percentage", IntGetter(&Config::auto_aof_rewrite_percentage),
+               IntSetter(&Config::auto_aof_rewrite_percentage, 0, INT32_MAX)});
+  p.push_back({"auto-aof-rewrite-min-size", IntGetter(&Config::auto_aof_rewrite_min_size),
+               [](Config& c, std::string_view v) {
+                 int64_t x;
+                 if (!ParseMemory(v, &x) || x < 0) return std::string("argument must be a memory value");
+                 c.auto_aof_rewrite_min_size = x;
+                 return std::string();
+               }});
+  p.push_back({"no-appendfsync-on-rewrite",
+               [](const Config& c) { return YesNo(c.no_appendfsync_on_rewrite); },
+               BoolSetter(&Config::no_appendfsync_on_rewrite)});
+  // Timestamp annotations in the log are not written: only "no" is taken.
+  p.push_back({"aof-timestamp-enabled", [](const Config&) { return std::string("no"); },
+               [](Config&, std::string_view v) {
+                 const std::string l = ToLower(v);
                  if (l == "no") return std::string();
                  if (l != "yes") return std::string("argument must be 'yes' or 'no'");
-                 return std::string(
-                     "ringcache has no append-only log yet; use save points (docs/PERSISTENCE.md)");
+                 return std::string("ringcache does not write timestamp annotations to the log");
                }});
   // What clients and tools ask about; ringcache has one database.
   p.push_back(Immutable("databases", "1"));

@@ -5,9 +5,12 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <mutex>
 
 namespace rc {
+
+class AofFiles;
 
 struct PersistState {
   // A snapshot is being written (rdb_bgsave_in_progress); only one at a time.
@@ -30,6 +33,24 @@ struct PersistState {
   // The file loaded at start (INFO's rdb_last_load_keys_loaded / _expired).
   std::atomic<int64_t> loaded_keys{0};
   std::atomic<int64_t> loaded_expired{0};
+
+  // The append-only log (shard/persist/aof_*.h). While it replays at start nothing
+  // expires (Shard::KeepsPastDeadline).
+  std::atomic<bool> aof_loading{false};
+  std::atomic<bool> aof_rewriting{false};       // aof_rewrite_in_progress
+  std::atomic<bool> aof_rewrite_scheduled{false};
+  std::atomic<int64_t> aof_rewrite_started_unix{-1};
+  std::atomic<int64_t> aof_last_rewrite_s{-1};
+  std::atomic<bool> aof_last_rewrite_ok{true};
+  std::atomic<int64_t> aof_rewrites{0};
+  std::atomic<int64_t> aof_rewrite_failures{0};  // consecutive
+  std::atomic<bool> aof_last_write_ok{true};
+  std::atomic<int64_t> aof_current_size{0};      // bytes of the base and incr files
+  std::atomic<int64_t> aof_base_size{0};         // at the last rewrite (or start)
+  // The log's files and writer (shard/persist/aof_files.h): set at start or when the
+  // log is turned on, under aof_mu; kept once made.
+  std::mutex aof_mu;
+  std::shared_ptr<AofFiles> aof_files;
 
   // Stops the running snapshot's writer when the server exits (net/server.cc): set by the
   // save that runs, under abandon_mu.

@@ -46,12 +46,20 @@ class ListPopOp final : public BlockingOp {
     reply.Bulk(key);
     reply.Bulk(elems[0]);
   }
+  void Record(AofRecorder& aof, std::string_view key) const override {
+    const std::string_view name = end_ == List::End::kHead ? "LPOP" : "RPOP";
+    if (!nested_) return aof.Command({name, key});
+    const std::string count = std::to_string(count_);
+    aof.Command({name, key, count});
+  }
 
  private:
   const List::End end_;
   const int64_t count_;
   const bool nested_;
 };
+
+std::string_view Side(List::End end) { return end == List::End::kHead ? "LEFT" : "RIGHT"; }
 
 // BLMOVE / BRPOPLPUSH: pops from the source, pushes onto the destination, answers the
 // element. On one shard Pop does both (LMOVE's MoveLocal, a WRONGTYPE destination
@@ -80,6 +88,15 @@ class ListMoveOp final : public BlockingMoveOp {
     const List& l = *shard.Find(source())->object<List>();
     char buf[List::kBufBytes];
     return std::string(l.At(from_ == List::End::kHead ? 0 : l.size() - 1, buf));
+  }
+  void Record(AofRecorder& aof, std::string_view) const override {
+    aof.Command({"LMOVE", source(), destination(), Side(from_), Side(to_)});
+  }
+  void RecordTake(AofRecorder& aof) const override {
+    aof.Command({from_ == List::End::kHead ? "LPOP" : "RPOP", source()});
+  }
+  void RecordGive(AofRecorder& aof, std::string_view elem) const override {
+    aof.Command({to_ == List::End::kHead ? "LPUSH" : "RPUSH", destination(), elem});
   }
   bool DestinationOk(Shard& shard) const override {
     Entry* e;

@@ -51,6 +51,12 @@ class ZPopOp final : public BlockingOp {
     shard.Notify(kNotifyZset, max_ ? "zpopmax" : "zpopmin", key);
     if (!exists) shard.Notify(kNotifyGeneric, "del", key);
   }
+  void Record(AofRecorder& aof, std::string_view key) const override {
+    const std::string_view name = max_ ? "ZPOPMAX" : "ZPOPMIN";
+    if (!nested_) return aof.Command({name, key});
+    const std::string count = std::to_string(count_);
+    aof.Command({name, key, count});
+  }
 
  private:
   const bool max_;

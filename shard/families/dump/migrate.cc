@@ -145,6 +145,9 @@ void Finish(ShardThread* self, ShardSet* shards, std::shared_ptr<const LockSet> 
         for (size_t k = 0; k < keys.size(); ++k) {
           if ((*gone)[locks->groups->Items(gi)[k]] && shard.Delete(keys[k])) {
             shard.Notify(kNotifyGeneric, "del", keys[k]);
+            // As Redis logs it: the keys are gone from here (under their locks, so in
+            // their place among the shard's records).
+            if (shard.aof().on()) shard.aof().Command({"DEL", keys[k]});
           }
         }
         ReleaseOn(shard, *locks, gi);

@@ -6,6 +6,7 @@
 #include "shard/command/command.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
+#include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/server/server_state.h"
@@ -55,6 +56,24 @@ void BgSave(CoordCmd& cmd) {
   cmd.reply.SimpleString("Background saving started");
 }
 
+// The log's rewrite: a snapshot of one point as the new base, the incr files after it
+// (shard/persist/aof.h). Inside EXEC it starts once EXEC is done, as BGSAVE.
+void BgRewriteAof(CoordCmd& cmd) {
+  if (cmd.client.exec_nested) {
+    if (cmd.server.persist.aof_rewriting.load()) {
+      return cmd.reply.Error("ERR Background append only file rewriting already in progress");
+    }
+    ShardThread* self = &cmd.self;
+    ShardSet* shards = &cmd.shards;
+    ServerState* server = &cmd.server;
+    cmd.self.Post(cmd.self.id(), [self, shards, server] { StartAofRewrite(*self, *shards, *server); });
+    return cmd.reply.SimpleString("Background append only file rewriting started");
+  }
+  const std::string answer = StartAofRewrite(cmd.self, cmd.shards, cmd.server);
+  if (answer.rfind("ERR", 0) == 0) return cmd.reply.Error(answer);
+  cmd.reply.SimpleString(answer);
+}
+
 void LastSave(CoordCmd& cmd) {
   cmd.reply.Integer(cmd.server.persist.lastsave_unix.load(std::memory_order_relaxed));
 }
@@ -72,6 +91,11 @@ void RegisterSaveCommands(CommandTable& t) {
          .arity = -1,
          .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading,
          .on_coord = BgSave,
+         .categories = {"@dangerous"}});
+  f.Add({.name = "bgrewriteaof",
+         .arity = 1,
+         .flags = kCmdAdmin | kCmdNoScript | kCmdNoAsyncLoading,
+         .on_coord = BgRewriteAof,
          .categories = {"@dangerous"}});
   f.Add({.name = "lastsave",
          .arity = 1,

@@ -8,6 +8,7 @@
 
 #include "core/glob.h"
 #include "core/strings.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/busy_refusal.h"
 #include "shard/command/command.h"
@@ -80,6 +81,7 @@ void FunctionLoad(CoordCmd& cmd) {
   if (!engine.Make(cmd.args.back(), taken, &lib, &error) || !registry.Add(lib, replace, &error)) {
     return cmd.reply.Error(error);
   }
+  AofLogCoordinator(cmd);
   cmd.reply.Bulk(lib->name);
 }
 
@@ -87,6 +89,7 @@ void FunctionDelete(CoordCmd& cmd) {
   if (cmd.server.scripts == nullptr || !cmd.server.scripts->functions().Delete(cmd.args[2])) {
     return cmd.reply.Error(script_err::kLibraryNotFound);
   }
+  AofLogCoordinator(cmd);
   cmd.reply.Ok();
 }
 
@@ -98,6 +101,7 @@ void FunctionFlush(CoordCmd& cmd) {
     return cmd.reply.Error(p.error());
   }
   if (cmd.server.scripts != nullptr) cmd.server.scripts->functions().Flush();
+  AofLogCoordinator(cmd);
   cmd.reply.Ok();
 }
 
@@ -236,6 +240,7 @@ void FunctionRestore(CoordCmd& cmd) {
       !cmd.server.scripts->functions().Restore(libs, policy, &error)) {
     return cmd.reply.Error(error);
   }
+  AofLogCoordinator(cmd);
   cmd.reply.Ok();
 }
 

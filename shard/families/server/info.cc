@@ -198,25 +198,40 @@ void PersistenceSection(const ServerState& s, const Totals& t, std::string* out)
   const int64_t now = s.clock->NowUnixMillis() / 1000;
   const bool saving = p.saving.load();
   const int64_t started = p.save_started_unix.load();
+  const bool rewriting = p.aof_rewriting.load();
+  const int64_t rw_started = p.aof_rewrite_started_unix.load();
   StrAppend(out, "# Persistence\r\n", "loading:0\r\n", "async_loading:0\r\n",
             "current_cow_peak:", saving ? p.peak_bytes.load() : 0, "\r\n", "current_cow_size:", saving ? p.queued_bytes.load() : 0,
             "\r\n", "current_cow_size_age:0\r\n", "current_fork_perc:0.00\r\n",
             "current_save_keys_processed:0\r\n", "current_save_keys_total:0\r\n",
             "rdb_changes_since_last_save:", t.dirty - p.dirty_at_save.load(), "\r\n",
-            "rdb_bgsave_in_progress:", saving ? 1 : 0, "\r\n",
+            "rdb_bgsave_in_progress:", saving && !rewriting ? 1 : 0, "\r\n",
             "rdb_last_save_time:", p.lastsave_unix.load(), "\r\n",
             "rdb_last_bgsave_status:", p.last_ok.load() ? "ok" : "err", "\r\n",
             "rdb_last_bgsave_time_sec:", p.last_duration_s.load(), "\r\n",
             "rdb_current_bgsave_time_sec:", saving && started >= 0 ? now - started : -1, "\r\n",
             "rdb_saves:", p.saves.load(), "\r\n", "rdb_last_cow_size:", p.last_peak_bytes.load(),
             "\r\n", "rdb_last_load_keys_expired:", p.loaded_expired.load(), "\r\n",
-            "rdb_last_load_keys_loaded:", p.loaded_keys.load(), "\r\n", "aof_enabled:0\r\n",
-            "aof_rewrite_in_progress:0\r\n", "aof_rewrite_scheduled:0\r\n",
-            "aof_last_rewrite_time_sec:-1\r\n", "aof_current_rewrite_time_sec:-1\r\n",
-            "aof_last_bgrewrite_status:ok\r\n", "aof_rewrites:0\r\n",
-            "aof_rewrites_consecutive_failures:0\r\n", "aof_last_write_status:ok\r\n",
+            "rdb_last_load_keys_loaded:", p.loaded_keys.load(), "\r\n",
+            "aof_enabled:", s.config.appendonly.get() ? 1 : 0, "\r\n",
+            "aof_rewrite_in_progress:", rewriting ? 1 : 0, "\r\n",
+            "aof_rewrite_scheduled:", p.aof_rewrite_scheduled.load() ? 1 : 0, "\r\n",
+            "aof_last_rewrite_time_sec:", p.aof_last_rewrite_s.load(), "\r\n",
+            "aof_current_rewrite_time_sec:", rewriting && rw_started >= 0 ? now - rw_started : -1,
+            "\r\n", "aof_last_bgrewrite_status:", p.aof_last_rewrite_ok.load() ? "ok" : "err",
+            "\r\n", "aof_rewrites:", p.aof_rewrites.load(), "\r\n",
+            "aof_rewrites_consecutive_failures:", p.aof_rewrite_failures.load(), "\r\n",
+            "aof_last_write_status:", p.aof_last_write_ok.load() ? "ok" : "err", "\r\n",
             "aof_last_cow_size:0\r\n", "module_fork_in_progress:0\r\n",
-            "module_fork_last_cow_size:0\r\n\r\n");
+            "module_fork_last_cow_size:0\r\n");
+  if (s.config.appendonly.get()) {
+    StrAppend(out, "aof_current_size:", p.aof_current_size.load(), "\r\n",
+              "aof_base_size:", p.aof_base_size.load(), "\r\n",
+              "aof_pending_rewrite:", p.aof_rewrite_scheduled.load() ? 1 : 0, "\r\n",
+              "aof_buffer_length:0\r\n", "aof_pending_bio_fsync:0\r\n",
+              "aof_delayed_fsync:0\r\n");
+  }
+  out->append("\r\n");
 }
 
 void StatsSection(const ServerState& s, const Totals& t, std::string* out) {

@@ -12,6 +12,7 @@
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
+#include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/fanout.h"
 #include "shard/server/config_file.h"
@@ -102,17 +103,23 @@ void ConfigSet(CoordCmd& cmd) {
     params.push_back(p);
     names.push_back(called);
   }
-  std::lock_guard<std::mutex> lock(cmd.server.config_mu);
-  Config trial = cmd.server.config;
-  for (size_t i = 0; i < params.size(); ++i) {
-    std::string why = params[i]->set(trial, cmd.args[3 + 2 * i]);
-    if (!why.empty()) return failed(names[i], why);
+  bool appendonly = false;
+  {
+    std::lock_guard<std::mutex> lock(cmd.server.config_mu);
+    Config trial = cmd.server.config;
+    for (size_t i = 0; i < params.size(); ++i) {
+      std::string why = params[i]->set(trial, cmd.args[3 + 2 * i]);
+      if (!why.empty()) return failed(names[i], why);
+    }
+    for (size_t i = 0; i < params.size(); ++i) {
+      params[i]->set(cmd.server.config, cmd.args[3 + 2 * i]);
+      appendonly |= params[i]->name == "appendonly";
+    }
+    LogLevel level;
+    if (ParseLogLevel(cmd.server.config.loglevel, &level)) SetLogLevel(level);
   }
-  for (size_t i = 0; i < params.size(); ++i) {
-    params[i]->set(cmd.server.config, cmd.args[3 + 2 * i]);
-  }
-  LogLevel level;
-  if (ParseLogLevel(cmd.server.config.loglevel, &level)) SetLogLevel(level);
+  // On: a rewrite writes the log's base and the log starts at its point; off: it stops.
+  if (appendonly) AofApplySetting(cmd.self, cmd.shards, cmd.server);
   cmd.reply.Ok();
 }
 

@@ -34,8 +34,29 @@ TEST(Config, SavePoints) {
   EXPECT_EQ(save->get(c), "");
   EXPECT_EQ(save->set(c, "60"), "Invalid save parameters");
   EXPECT_EQ(save->set(c, "60 -1"), "Invalid save parameters");
-  EXPECT_EQ(FindConfigParam("appendonly")->set(c, "no"), "");
-  EXPECT_NE(FindConfigParam("appendonly")->set(c, "yes"), "");
+}
+
+TEST(Config, AppendOnly) {
+  Config c;
+  auto param = [](std::string_view name) { return FindConfigParam(name); };
+  EXPECT_EQ(param("appendonly")->set(c, "yes"), "");
+  EXPECT_EQ(param("appendonly")->get(c), "yes");
+  EXPECT_EQ(param("appendfsync")->get(c), "everysec");
+  EXPECT_EQ(param("appendfsync")->set(c, "ALWAYS"), "");
+  EXPECT_EQ(param("appendfsync")->get(c), "always");
+  EXPECT_EQ(param("appendfsync")->set(c, "sometimes"),
+            "argument(s) must be one of the following: always, everysec, no");
+  EXPECT_EQ(param("appendfilename")->set(c, "dir/x.aof"),
+            "appendfilename can't be a path, just a filename");
+  EXPECT_FALSE(param("appendfilename")->runtime);
+  EXPECT_FALSE(param("appenddirname")->runtime);
+  // What ringcache does not do is refused, not taken and ignored.
+  EXPECT_EQ(param("aof-use-rdb-preamble")->set(c, "yes"), "");
+  EXPECT_NE(param("aof-use-rdb-preamble")->set(c, "no"), "");
+  EXPECT_EQ(param("aof-timestamp-enabled")->set(c, "no"), "");
+  EXPECT_NE(param("aof-timestamp-enabled")->set(c, "yes"), "");
+  EXPECT_EQ(param("auto-aof-rewrite-min-size")->set(c, "1mb"), "");
+  EXPECT_EQ(param("auto-aof-rewrite-min-size")->get(c), "1048576");
 }
 
 TEST(Config, SecurityAndClientLimits) {
