@@ -106,6 +106,10 @@ struct ClientState {
   // True only while EXEC runs one of its queued commands on this thread: that command's
   // multi-shard locks are already held by EXEC, so multi_shard.cc takes them at once.
   bool exec_nested = false;
+  // While EXEC runs a queued command as a coordinator, with the log on: EXEC's records,
+  // where a script over several shards that it started puts its own (shard/scripting/
+  // script_task.h), so they keep their place among EXEC's.
+  std::string* exec_records = nullptr;
   // The running EXEC's command count and multi-mem, which CLIENT INFO inside it reports
   // (with flag x) as Redis does. -1: none.
   int64_t exec_count = -1;

@@ -297,9 +297,10 @@ void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Locked
   std::string record;
   if (cmd.shards.journal().on() && !cmd.client.exec_nested) {
     const CommandSpec* spec = cmd.table.Resolve(cmd.args);
-    // MIGRATE logs the DELs of the keys it moved.
+    // MIGRATE logs the DELs of the keys it moved; ZMPOP, as the blocking pops it shares
+    // its code with (BlockOn), the pops it made (PopRecorded).
     if (spec != nullptr && (spec->flags & kCmdWrite) && !(spec->flags & kCmdBlocking) &&
-        spec->full_name != "migrate") {
+        spec->full_name != "migrate" && spec->full_name != "zmpop") {
       AofRecordCommand(cmd.args, {}, cmd.server.clock->NowUnixMillis(), &record);
     }
   }

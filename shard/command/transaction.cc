@@ -244,6 +244,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       ReplyBuilder rb(s.inline_out(), client->resp3);
       CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
       client->exec_nested = true;
+      client->exec_records = logging ? &records : nullptr;
       size_t from = s.inline_out()->size();
       uint64_t start = CycleClock::Now();
       queued[i].spec->on_coord(c);
@@ -252,6 +253,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
                    CycleClock::ToNanos(CycleClock::Now() - start), *s.inline_out(), from,
                    server->config.latency_tracking.get() != 0);
       client->exec_nested = false;
+      client->exec_records = nullptr;
       if (!s.Started()) return;
       replies[i] = s.TakeReply();
       RecordCoord(i);

@@ -37,6 +37,8 @@ class AofRecorder {
   // Until Restore(returned), records go to `to`.
   std::string* Redirect(std::string* to) { return std::exchange(target_, to); }
   void Restore(std::string* previous) { target_ = previous; }
+  // Whether a unit's buffer takes the records now (a script inside EXEC is part of it).
+  bool redirected() const { return target_ != &local_; }
 
   // The records not yet handed to the journal (not those of a redirect in progress).
   bool HasLocal() const { return !local_.empty(); }

@@ -5,6 +5,7 @@
 
 #include "core/entry_table.h"
 #include "core/strings.h"
+#include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/dispatcher.h"
@@ -66,6 +67,8 @@ void ScriptTask::Launch(CoordCmd& cmd, LuaEngine& engine, const LuaEngine::Scrip
   auto groups =
       std::make_shared<const KeyGroups>(cmd.shards, task->run_.keys, /*first=*/0, /*width=*/1);
   task->locks_ = LockKeys(std::move(groups));
+  task->logging_ = cmd.shards.journal().on();
+  task->exec_records_ = cmd.client.exec_nested ? cmd.client.exec_records : nullptr;
   AcquireThen(cmd, task->locks_, [task] { task->Begin(); });
 }
 
@@ -107,6 +110,11 @@ void ScriptTask::Step(int nargs) {
 
 void ScriptTask::Answered(std::string reply) {
   sink_in_use_.reset();
+  if (pending_spec_ != nullptr) {
+    if (logging_) AofRecordCommand(pending_args_->view(), reply, home_.shard().NowMs(), &records_);
+    pending_spec_ = nullptr;
+    pending_args_.reset();
+  }
   lua_State* co = co_.co;
   if (run_.raise_on_error && !reply.empty() && reply[0] == '-') {
     // redis.call raises the error where the script resumes.
@@ -121,6 +129,14 @@ void ScriptTask::Answered(std::string reply) {
 
 void ScriptTask::Finish(std::string reply) {
   engine_.Release(co_);
+  if (exec_records_ != nullptr) {
+    // EXEC (waiting for this reply) wraps them with its own.
+    exec_records_->append(records_);
+  } else if (!records_.empty() && shards_.journal().on()) {
+    std::string unit;
+    AppendUnit(records_, &unit);
+    home_.note_aof_position(shards_.journal().Append(unit));
+  }
   // Every shard that holds a lock of the script gives it back: the declared keys' groups,
   // and the shards where a command may have locked an undeclared key.
   const std::vector<uint32_t>& grouped = locks_->groups->shards();
@@ -186,7 +202,10 @@ CallStatus ScriptTask::Call(const CommandSpec& spec, ArgList args, bool may_susp
   const uint32_t owner = spec.on_shard != nullptr ? OwnerOf(shards_, args, keys) : kNoShard;
   if (owner == kNoShard) return CallCoordinator(spec, args, may_suspend, out);
   if (owner == home_.id()) {
-    if (!RunOn(home_, spec, args, out)) return CallStatus::kRefused;
+    std::string* previous = logging_ ? home_.shard().aof().Redirect(&records_) : nullptr;
+    const bool ran = RunOn(home_, spec, args, out);
+    if (logging_) home_.shard().aof().Restore(previous);
+    if (!ran) return CallStatus::kRefused;
     FeedCalled(home_, shards_, server_, spec, args);
     return CallStatus::kReplied;
   }
@@ -200,9 +219,15 @@ CallStatus ScriptTask::Call(const CommandSpec& spec, ArgList args, bool may_susp
                owner]() mutable {
     ShardThread& there = task->shards_.thread(owner);
     std::string reply;
+    // What the call changes travels home with its reply, to the script's records.
+    std::string records;
+    std::string* previous = task->logging_ ? there.shard().aof().Redirect(&records) : nullptr;
     if (!task->RunOn(there, *spec, owned->view(), &reply)) reply = StrCat("-", reply, "\r\n");
+    if (task->logging_) there.shard().aof().Restore(previous);
     const uint32_t home = task->home_.id();
-    there.Post(home, [task = std::move(task), reply = std::move(reply)]() mutable {
+    there.Post(home, [task = std::move(task), reply = std::move(reply),
+                      records = std::move(records)]() mutable {
+      task->Recorded(records);
       task->Answered(std::move(reply));
     });
   };
@@ -242,8 +267,14 @@ CallStatus ScriptTask::CallCoordinator(const CommandSpec& spec, ArgList args, bo
   if (sink_in_use_->Started()) {
     *out += sink_in_use_->reply();
     sink_in_use_.reset();
-    RecordCoordinatorCall(home_, spec, args, *out);
+    if (logging_ && (spec.flags & kCmdWrite)) {
+      AofRecordCommand(args, *out, home_.shard().NowMs(), &records_);
+    }
     return CallStatus::kReplied;
+  }
+  if (logging_ && (spec.flags & kCmdWrite)) {
+    pending_spec_ = &spec;
+    pending_args_ = std::make_unique<OwnedArgs>(args);
   }
   // The rest of the reply comes later; what the handler wrote inline goes first.
   sink_in_use_->reply().insert(0, *out);

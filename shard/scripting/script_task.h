@@ -56,6 +56,8 @@ class ScriptTask : public std::enable_shared_from_this<ScriptTask> {
   void Begin();
   // The command the coroutine waits for answered (RESP bytes): it resumes.
   void Answered(std::string reply);
+  // Home thread: a call's records (from its shard) join the script's.
+  void Recorded(std::string_view records) { records_.append(records); }
   void Step(int nargs);
   void Finish(std::string reply);
   bool Declared(std::string_view key) const;
@@ -88,6 +90,14 @@ class ScriptTask : public std::enable_shared_from_this<ScriptTask> {
   // Home: the shards commands went to (they may hold such locks).
   std::vector<uint8_t> called_;
   std::unique_ptr<Sink> sink_in_use_;
+  // With the log on: the records of what the script's calls changed, in call order. They
+  // reach the journal whole, inside MULTI ... EXEC, before the locks come off (Finish).
+  bool logging_ = false;
+  std::string records_;
+  std::string* exec_records_ = nullptr;  // inside EXEC: where the records go instead
+  // A coordinator call whose reply comes later: recorded then.
+  const CommandSpec* pending_spec_ = nullptr;
+  std::unique_ptr<OwnedArgs> pending_args_;
 };
 
 }  // namespace rc

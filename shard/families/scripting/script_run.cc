@@ -71,6 +71,20 @@ bool ParseNumKeys(ArgList args, std::string_view not_integer, size_t* numkeys,
   return true;
 }
 
+// Runs a script on `shard`'s thread. With the log on, its effects (the records of the
+// commands it called) go to the shard's records whole, inside MULTI ... EXEC, in their
+// place: while it runs nothing else writes on this shard.
+template <typename Run>
+void RunRecorded(Shard& shard, Run run) {
+  // Inside EXEC, EXEC's unit holds them already.
+  if (!shard.aof().on() || shard.aof().redirected()) return run();
+  std::string effects;
+  std::string* previous = shard.aof().Redirect(&effects);
+  run();
+  shard.aof().Restore(previous);
+  AppendUnit(effects, previous);
+}
+
 void RunScriptOnShard(ShardCmd& cmd, FindScript find) {
   if (cmd.server.scripts == nullptr) return cmd.reply.Error(script_err::kNotReady);
   Invocation inv;
@@ -79,7 +93,7 @@ void RunScriptOnShard(ShardCmd& cmd, FindScript find) {
       !PrepareRun(inv, cmd.args, cmd.reply.resp3(), &run, cmd.reply)) {
     return;
   }
-  inv.engine->Run(inv.script, run, cmd.reply);
+  RunRecorded(cmd.shard, [&] { inv.engine->Run(inv.script, run, cmd.reply); });
 }
 
 void RunScriptOnCoord(CoordCmd& cmd, FindScript find) {
@@ -92,7 +106,9 @@ void RunScriptOnCoord(CoordCmd& cmd, FindScript find) {
   }
   // No keys: it runs here, on this thread's shard. Keys on several shards: under their
   // locks, as a task that suspends while other shards run its commands.
-  if (run.keys.empty()) return inv.engine->Run(inv.script, run, cmd.reply);
+  if (run.keys.empty()) {
+    return RunRecorded(cmd.self.shard(), [&] { inv.engine->Run(inv.script, run, cmd.reply); });
+  }
   ScriptTask::Launch(cmd, *inv.engine, inv.script, run);
 }
 
