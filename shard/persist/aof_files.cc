@@ -228,8 +228,11 @@ void AofFiles::Run() {
   PersistState& persist = server_.persist;
   for (;;) {
     AofJournal::Batch batch;
-    const bool got = journal_.Take(&batch, std::chrono::milliseconds(100));
     const int64_t policy = server_.config.appendfsync.get();
+    const bool eager = policy == Config::kFsyncAlways;
+    journal_.set_eager(eager);
+    // Not eager, the writer looks every 2 ms: a write per few hundred commands.
+    const bool got = journal_.Take(&batch, std::chrono::milliseconds(eager ? 100 : 2));
     if (got) {
       if (!batch.bytes.empty()) {
         // A failed write is retried every second; meanwhile writes are refused

@@ -25,6 +25,8 @@ namespace {
 // How many commands one task replays before it lets worker 0's loop turn (the other
 // workers' answers arrive through it).
 constexpr int kCommandsPerTurn = 256;
+// Commands in flight at most, as a pipelining client has.
+constexpr size_t kMaxOutstanding = 4096;
 
 struct Outcome {
   bool ok = true;
@@ -53,35 +55,58 @@ class Replayer final : public ReplySink {
   void Step() {
     ShardThread& self = shards_.thread(0);
     for (int n = 0; n < kCommandsPerTurn; ++n) {
-      const size_t start = reader_.valid_end();
-      const AofCommandReader::Result r = reader_.Next(&argv_);
-      if (r == AofCommandReader::Result::kEnd) {
-        if (client_.multi != nullptr) return Truncated(before_multi_);
-        return Finish();
+      if (!have_) {
+        const size_t start = reader_.valid_end();
+        result_ = reader_.Next(&argv_);
+        if (result_ == AofCommandReader::Result::kCommand && !argv_.empty() &&
+            EqualsIgnoreCase(argv_[0], "multi")) {
+          before_multi_ = start;
+        }
+        have_ = true;
       }
-      if (r == AofCommandReader::Result::kTruncated) {
-        // As Redis: cut at the last whole command, inside an open MULTI too (its commands
-        // do not run; the next start reverts the MULTI, a clean end inside one).
-        return Truncated(reader_.valid_end());
+      // The file's end (its results repeat): once every command before it answered.
+      if (result_ != AofCommandReader::Result::kCommand) {
+        if (outstanding_ > 0) return Wait();
+        return End();
       }
-      if (r == AofCommandReader::Result::kCorrupt) {
-        Fail(StrCat("Bad file format reading the append only file ", path_, " at offset ",
-                          reader_.error_offset()));
-        return ReportFailure();
+      if (argv_.empty()) {
+        have_ = false;
+        continue;
       }
-      if (argv_.empty()) continue;
-      if (EqualsIgnoreCase(argv_[0], "multi")) before_multi_ = start;
+      // Pipelined as a client's commands are, with a connection's holds: a command
+      // waits for the multi-shard commands still locking its keys, and for the answers
+      // before it where it must (Dispatcher::MustWait, WaitsForEarlier).
+      const ArgList args(argv_.data(), argv_.size());
+      if (outstanding_ > 0 && (outstanding_ >= kMaxOutstanding ||
+                               dispatcher_.MustWait(client_, args) ||
+                               dispatcher_.WaitsForEarlier(client_, args))) {
+        return Wait();
+      }
+      have_ = false;
       out_.clear();
       ReplyBuilder rb(&out_);
       ++outcome_.commands;
-      dispatcher_.Dispatch(self, client_, *this, rb, ArgList(argv_.data(), argv_.size()));
+      dispatcher_.Dispatch(self, client_, *this, rb, args);
       if (!Check(out_)) return ReportFailure();
-      if (outstanding_ > 0) {
-        waiting_ = true;
-        return;
-      }
     }
     self.Post(self.id(), [this] { Step(); });
+  }
+
+  void Wait() { waiting_ = true; }
+
+  void End() {
+    if (result_ == AofCommandReader::Result::kEnd) {
+      if (client_.multi != nullptr) return Truncated(before_multi_);
+      return Finish();
+    }
+    if (result_ == AofCommandReader::Result::kTruncated) {
+      // As Redis: cut at the last whole command, inside an open MULTI too (its commands
+      // do not run; the next start reverts the MULTI, a clean end inside one).
+      return Truncated(reader_.valid_end());
+    }
+    Fail(StrCat("Bad file format reading the append only file ", path_, " at offset ",
+                reader_.error_offset()));
+    ReportFailure();
   }
 
   // ReplySink: worker 0.
@@ -162,6 +187,8 @@ class Replayer final : public ReplySink {
   uint64_t next_slot_ = 0;
   size_t outstanding_ = 0;
   size_t before_multi_ = 0;
+  AofCommandReader::Result result_ = AofCommandReader::Result::kCommand;
+  bool have_ = false;  // argv_ holds a command read and not yet dispatched
   bool waiting_ = false;
   bool failed_ = false;
   bool pending_failure_ = false;

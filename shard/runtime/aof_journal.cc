@@ -4,13 +4,20 @@
 
 namespace rc {
 
+namespace {
+// Queued bytes past which an append wakes a writer that is not eager.
+constexpr uint64_t kWakeBytes = 4 << 20;
+}  // namespace
+
 uint64_t AofJournal::Append(std::string_view records) {
   std::lock_guard<std::mutex> lock(mu_);
   if (segments_.empty() || segments_.back().mark) segments_.emplace_back();
   segments_.back().bytes.append(records);
   appended_ += records.size();
   const uint64_t end = appended_;
-  work_.notify_one();
+  if (eager_.load(std::memory_order_relaxed) || appended_ - taken_ >= kWakeBytes) {
+    work_.notify_one();
+  }
   return end;
 }
 

@@ -38,6 +38,10 @@ class AofJournal {
   // Any thread: appends `records`; returns the log's length after them, for
   // WaitDurable.
   uint64_t Append(std::string_view records);
+  // Whether an append wakes the writer at once (appendfsync always: a reply waits for
+  // it). Otherwise the writer looks every few milliseconds, or when much has piled up,
+  // so the threads do not pay a wake-up (and the writer a context switch) per loop turn.
+  void set_eager(bool eager) { eager_.store(eager, std::memory_order_relaxed); }
   // Any thread: the writer runs `at` on its thread once everything appended before this
   // call is written, and before anything after it (a rewrite's switch to a new file).
   void Mark(std::function<void()> at);
@@ -72,6 +76,7 @@ class AofJournal {
   };
   std::atomic<bool> on_{false};
   std::atomic<bool> failed_{false};
+  std::atomic<bool> eager_{true};
   mutable std::mutex mu_;
   std::condition_variable work_;     // the writer waits for segments
   std::condition_variable durable_;  // always-mode threads wait for the disk
