@@ -61,7 +61,6 @@ void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
                          [&](absl::Span<const uint64_t> s) { return s.data() == keys.data(); }));
 }
 
-// The thread of group gi's shard: locks its keys if nothing holds or awaits them.
 // The thread of group gi's shard, as the locks there go in, with the log on: keys past
 // their deadline go now (they then stay until the locks come off, Shard::
 // KeepsPastDeadline), and the shard's records reach the journal ahead of the command's.
@@ -75,6 +74,7 @@ void PrepareForLog(ShardThread& here, const Acquisition& acq, size_t gi) {
   acq.shards->PublishAof(here.id());
 }
 
+// The thread of group gi's shard: locks its keys if nothing holds or awaits them.
 bool TryLock(ShardThread& here, const Acquisition& acq, size_t gi) {
   KeyLocks& locks = here.shard().locks();
   KeyLocks::Keys keys = acq.locks->KeysOf(gi);
