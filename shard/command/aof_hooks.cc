@@ -24,8 +24,4 @@ void AofLogCoordinator(CoordCmd& cmd) {
   cmd.self.note_aof_position(journal.Append(record));
 }
 
-void AofRecordCommand(ArgList args, std::string_view reply, int64_t now_ms, std::string* out) {
-  AofPropagate(args, reply, now_ms, out);
-}
-
 }  // namespace rc

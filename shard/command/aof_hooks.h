@@ -26,8 +26,4 @@ void AofAfterOnShard(Shard& shard, const CommandSpec& spec, ArgList args, int64_
 // succeeded: its record goes to the journal as sent. Inside EXEC, EXEC records it.
 void AofLogCoordinator(CoordCmd& cmd);
 
-// A command that ran as a coordinator inside a unit (EXEC, a script) on `thread`'s
-// side: its record, whatever it changed, into `out`.
-void AofRecordCommand(ArgList args, std::string_view reply, int64_t now_ms, std::string* out);
-
 }  // namespace rc

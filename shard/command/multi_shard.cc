@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "absl/container/inlined_vector.h"
-#include "shard/command/aof_hooks.h"
+#include "core/aof_propagate.h"
 #include "shard/command/client_state.h"
 
 namespace rc {
@@ -301,7 +301,7 @@ void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Locked
     // its code with (BlockOn), the pops it made (PopRecorded).
     if (spec != nullptr && (spec->flags & kCmdWrite) && !(spec->flags & kCmdBlocking) &&
         spec->full_name != "migrate" && spec->full_name != "zmpop") {
-      AofRecordCommand(cmd.args, {}, cmd.server.clock->NowUnixMillis(), &record);
+      AofPropagate(cmd.args, {}, cmd.server.clock->NowUnixMillis(), &record);
     }
   }
   Acquire(cmd.self, cmd.shards, cmd.client, cmd.sink, std::move(locks), std::move(step),

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "core/aof_propagate.h"
 #include "core/entry_table.h"
 #include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
@@ -267,7 +268,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     const QueuedCommand& q = queued[i];
     // A blocking command inside EXEC is its non-blocking form, recorded as such.
     if (!logging || !(q.spec->flags & kCmdWrite)) return;
-    AofRecordCommand(q.args->view(), replies[i], server->clock->NowUnixMillis(), &records);
+    AofPropagate(q.args->view(), replies[i], server->clock->NowUnixMillis(), &records);
   }
 
   // `records`: where what the command changed is recorded (null: the log is off).

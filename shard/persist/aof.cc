@@ -233,10 +233,9 @@ void MaybeRewriteAof(ShardThread& self, ShardSet& shards, ServerState& server) {
   }
   if (want_on && !on) {
     // Turning the log on failed (its base could not be written): again, after a pause.
-    static std::atomic<int64_t> last_try{0};
     const int64_t now = NowUnix(server);
-    if (now - last_try.load() < 5) return;
-    last_try.store(now);
+    if (now - p.aof_last_try_unix.load() < 5) return;
+    p.aof_last_try_unix.store(now);
     if (!BeginRewrite(self, shards, server, true, &error)) Log(LogLevel::kWarning, error);
     return;
   }

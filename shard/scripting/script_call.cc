@@ -3,6 +3,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/aof_propagate.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
 #include "shard/command/aof_hooks.h"
@@ -86,7 +87,7 @@ void RecordCoordinatorCall(ShardThread& self, const CommandSpec& spec, ArgList a
                            std::string_view reply) {
   Shard& shard = self.shard();
   if (!shard.aof().on() || !(spec.flags & kCmdWrite) || (spec.flags & kCmdBlocking)) return;
-  AofRecordCommand(args, reply, shard.NowMs(), shard.aof().target());
+  AofPropagate(args, reply, shard.NowMs(), shard.aof().target());
 }
 
 void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/aof_propagate.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
-#include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
 #include "shard/command/command_stats.h"
 #include "shard/command/dispatcher.h"
@@ -111,7 +111,7 @@ void ScriptTask::Step(int nargs) {
 void ScriptTask::Answered(std::string reply) {
   sink_in_use_.reset();
   if (pending_spec_ != nullptr) {
-    if (logging_) AofRecordCommand(pending_args_->view(), reply, home_.shard().NowMs(), &records_);
+    if (logging_) AofPropagate(pending_args_->view(), reply, home_.shard().NowMs(), &records_);
     pending_spec_ = nullptr;
     pending_args_.reset();
   }
@@ -268,7 +268,7 @@ CallStatus ScriptTask::CallCoordinator(const CommandSpec& spec, ArgList args, bo
     *out += sink_in_use_->reply();
     sink_in_use_.reset();
     if (logging_ && (spec.flags & kCmdWrite)) {
-      AofRecordCommand(args, *out, home_.shard().NowMs(), &records_);
+      AofPropagate(args, *out, home_.shard().NowMs(), &records_);
     }
     return CallStatus::kReplied;
   }
