@@ -197,6 +197,10 @@ void Reactor::FlushAll() {
   if (!kept_.empty()) ReplayKept();
   ShardThread& self = shard_thread();
   PublishAof();
+  // Before any reply of this turn leaves: a client that saw its write answered must not
+  // find the server under maxmemory for want of this shard's figure (EXEC's OOM check
+  // on another thread).
+  self.shard().PublishMemory();
   self.events().Flush(self, shards_);
   shards_.FlushOutbox(id_, *this);
   if (self.inbox().HasWork()) {
@@ -204,6 +208,7 @@ void Reactor::FlushAll() {
     // leaves with this turn's replies rather than a turn later.
     self.RunInbox();
     PublishAof();
+    self.shard().PublishMemory();
     self.events().Flush(self, shards_);
     shards_.FlushOutbox(id_, *this);
   }

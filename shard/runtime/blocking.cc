@@ -64,21 +64,25 @@ void WaitingKeys::Release(std::string_view key) {
   Signal(key);
 }
 
-void ServeKey(ShardThread& thread, const std::string& key) {
+// ServeReady's step for one key. `in_turn`: KeyLocks runs this as the key's turn came,
+// so nothing holds the key and every earlier waiter on it has run; later ones wait.
+void ServeKey(ShardThread& thread, const std::string& key, bool in_turn) {
   Shard& shard = thread.shard();
   WaitingKeys& w = shard.waiting();
   auto it = w.by_key_.find(AV(key));
   if (it == w.by_key_.end() || w.held_.contains(AV(key))) return;
   KeyLocks& locks = shard.locks();
-  if (!locks.Idle()) {
+  if (!in_turn && !locks.Idle()) {
     const uint64_t hash = HashKey(key);
     const KeyLocks::Keys keys(&hash, 1);
     if (!locks.MayRun(keys, false)) {
       // Held by a multi-shard command (EXEC included): its pushes show once it releases
       // the key, and the waiters are served behind whatever else waits for it.
+      if (!w.in_lock_queue_.insert(key).second) return;
       locks.Enqueue(keys, false, [&thread, key] {
-        thread.shard().waiting().Signal(key);
-        ServeReady(thread);
+        thread.shard().waiting().in_lock_queue_.erase(key);
+        ServeKey(thread, key, /*in_turn=*/true);
+        ServeReady(thread);  // what the waiters' moves signalled
       });
       return;
     }
@@ -142,7 +146,7 @@ void ServeReady(ShardThread& thread) {
     keys.swap(w.ready_);
     w.ready_set_.clear();
     // A served BLMOVE may signal its destination: that key comes in the next round.
-    for (const std::string& key : keys) ServeKey(thread, key);
+    for (const std::string& key : keys) ServeKey(thread, key, /*in_turn=*/false);
     keys.clear();
   }
   w.serving_ = false;

@@ -196,9 +196,7 @@ class WaitingKeys {
 
  private:
   friend void ServeReady(ShardThread& thread);
-  // The same for one key (ServeReady's step).
-  void ServeKey(ShardThread& thread, const std::string& key);
-  friend void ServeKey(ShardThread& thread, const std::string& key);
+  friend void ServeKey(ShardThread& thread, const std::string& key, bool in_turn);
   using Queue = std::list<Blocker*>;  // first come, first served
   using KeySlot = std::pair<const std::string, Queue>;
   struct Registration {
@@ -221,6 +219,10 @@ class WaitingKeys {
   absl::flat_hash_set<std::string> ready_set_;
   // Keys whose first waiter was handed home to move across shards: the others wait.
   absl::flat_hash_set<std::string> held_;
+  // Keys whose serving waits its turn in KeyLocks (one task each): a key signalled again
+  // meanwhile needs no second task, and two such tasks must never queue behind each
+  // other, each re-queueing behind the other as it runs.
+  absl::flat_hash_set<std::string> in_lock_queue_;
   bool serving_ = false;  // ServeReady is on the stack
 };
 
@@ -230,7 +232,5 @@ class WaitingKeys {
 // a key someone waits on) are served in the same call. Costs one branch when no key is
 // ready.
 void ServeReady(ShardThread& thread);
-// The same for one key (ServeReady's step).
-void ServeKey(ShardThread& thread, const std::string& key);
 
 }  // namespace rc

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "core/entry_table.h"
 #include "shard/command/blocking_call.h"
 #include "tests/shard/shard_harness.h"
 
@@ -165,6 +166,45 @@ TEST_F(BlockingMachineryTest, PipelinedPushRunsAfterTheWait) {
   ASSERT_EQ(reply.wait_for(std::chrono::seconds(10)), std::future_status::ready);
   EXPECT_EQ(reply.get(), "*2\r\n$1\r\nq\r\n$6\r\ntheirs\r\n:1\r\n");
   EXPECT_EQ(h_.Run({"LRANGE", "q", "0", "-1"}), "*1\r\n$4\r\nmine\r\n");
+}
+
+// A key that a multi-shard command holds is served in its turn once the lock goes, however
+// often it was signalled meanwhile and whatever else queued for it: the push that waited
+// runs first, then the waiter gets its element. (Two serve turns queued for one key used
+// to re-queue behind each other forever, spinning the shard's thread.)
+TEST_F(BlockingMachineryTest, KeyHeldByLocksIsServedInItsTurn) {
+  const std::vector<std::string> k = KeyPerShard();
+  const uint64_t hash = HashKey(k[1]);
+  const KeyLocks::Keys keys(&hash, 1);
+  ShardHarness::Client waiter = h_.Connect(0), pusher = h_.Connect(2);
+  auto popped = h_.Start(waiter, {{"BLPOP", k[1], "0"}});
+  UntilBlocked(1);
+  h_.OnThread(1, [&](ShardThread& t) {
+    t.shard().locks().Lock(keys, false);
+    return 0;
+  });
+  auto pushed = h_.Start(pusher, {{"LPUSH", k[1], "x"}});
+  for (int i = 0; i < 10000 && h_.OnThread(1, [](ShardThread& t) {
+                                 return t.shard().locks().waiting();
+                               }) == 0;
+       ++i) {
+    std::this_thread::sleep_for(milliseconds(1));
+  }
+  EXPECT_EQ(h_.OnThread(1, [&](ShardThread& t) {
+    for (int i = 0; i < 3; ++i) {
+      t.shard().waiting().Signal(k[1]);
+      ServeReady(t);
+    }
+    EXPECT_EQ(t.shard().locks().waiting(), 2u);  // the push and one serve turn
+    t.shard().locks().Unlock(keys, false);
+    return t.shard().locks().waiting();
+  }), 0u);
+  ASSERT_EQ(pushed.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(pushed.get(), ":1\r\n");
+  ASSERT_EQ(popped.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_EQ(popped.get(), "*2\r\n$" + std::to_string(k[1].size()) + "\r\n" + k[1] + "\r\n$1\r\nx\r\n");
+  EXPECT_EQ(h_.Run({"EXISTS", k[1]}), ":0\r\n");
+  UntilBlocked(0);
 }
 
 TEST_F(BlockingMachineryTest, ParseBlockTimeout) {
