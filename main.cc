@@ -9,6 +9,7 @@
 
 #include "core/log.h"
 #include "core/malloc_tuning.h"
+#include "net/process_control.h"
 #include "net/server.h"
 #include "shard/server/command_line.h"
 
@@ -36,6 +37,25 @@ int main(int argc, char** argv) {
   rc::LogLevel level;
   if (rc::ParseLogLevel(config.loglevel, &level)) rc::SetLogLevel(level);
 
+  // As Redis: a supervised server stays in the foreground, and a daemon without a pid
+  // file of its own gets the default one.
+  const bool background = config.daemonize && rc::net::ResolveSupervised(config.supervised) == "no";
+  if (background && config.pidfile.empty()) config.pidfile = "/var/run/ringcache.pid";
+  if (background && !rc::net::Daemonize(&error)) {
+    std::fprintf(stderr, "ringcache: %s\n", error.c_str());
+    return 1;
+  }
+  if (!config.logfile.empty() && !rc::net::OpenLogFile(config.logfile, &error)) {
+    std::fprintf(stderr, "ringcache: %s\n", error.c_str());
+    return 1;
+  }
+  if (config.disable_thp && !rc::net::DisableTransparentHugePages(&error)) {
+    rc::Log(rc::LogLevel::kWarning, error);
+  }
+  if (!config.pidfile.empty() && !rc::net::WritePidFile(config.pidfile, &error)) {
+    rc::Log(rc::LogLevel::kWarning, error);
+  }
+
   // Signals are taken by one thread with sigwait; every other thread blocks them, and
   // SIGPIPE is ignored because a client may vanish mid-reply.
   sigset_t signals;
@@ -48,8 +68,10 @@ int main(int argc, char** argv) {
   rc::net::Server server(config);
   if (!server.Start(&error)) {
     std::fprintf(stderr, "ringcache: %s\n", error.c_str());
+    if (!config.pidfile.empty()) rc::net::RemovePidFile(config.pidfile);
     return 1;
   }
+  if (!rc::net::NotifyReady(config.supervised, &error)) rc::Log(rc::LogLevel::kWarning, error);
   // The signal thread is joined before exit (a thread still alive there costs a TSan
   // build a second's sleep per stop): `exiting` then sends it a last SIGTERM.
   std::atomic<bool> exiting{false};
@@ -67,6 +89,8 @@ int main(int argc, char** argv) {
     server.RequestShutdown();
   });
   server.Wait();
+  rc::net::NotifyStopping(config.supervised);
+  if (!config.pidfile.empty()) rc::net::RemovePidFile(config.pidfile);
   exiting.store(true);
   pthread_kill(signal_thread.native_handle(), SIGTERM);
   signal_thread.join();

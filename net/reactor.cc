@@ -62,6 +62,18 @@ bool ParseIoEngine(std::string_view name, IoEngine* out) {
   return true;
 }
 
+// As Redis's anetKeepAlive: probes after `idle` seconds of silence, every idle/3, and the
+// peer is dead after three unanswered, so a vanished client is closed in about 2 x idle.
+void KeepAlive(int fd, int idle) {
+  int on = 1;
+  int interval = std::max(1, idle / 3);
+  int count = 3;
+  setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &on, sizeof(on));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &interval, sizeof(interval));
+  setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &count, sizeof(count));
+}
+
 std::string ErrnoText(int err) {
   const char* name = strerrorname_np(err);
   return StrCat(name != nullptr ? name : StrCat("errno ", err), " (", std::strerror(err), ")");
@@ -152,8 +164,10 @@ void Reactor::Run() {
 }
 
 void Reactor::Cron(int64_t now_ns) {
-  int64_t hz = shared_.server->config.hz;
-  next_cron_ns_ = now_ns + 1'000'000'000 / (hz > 0 ? hz : 10);
+  const int64_t hz =
+      shared_.server->config.EffectiveHz(size_t(std::max(0, shared_.connected_clients.load())));
+  if (id_ == 0) shared_.server->effective_hz.store(hz, std::memory_order_relaxed);
+  next_cron_ns_ = now_ns + 1'000'000'000 / hz;
   shard_thread().stats().SampleOps(now_ns);
   CloseIdle(now_ns / 1'000'000);
   if (id_ == 0) {
@@ -303,6 +317,7 @@ Connection* Reactor::OnAccepted(int fd, bool node) {
   }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  if (const int64_t idle = shared_.server->config.tcp_keepalive; idle > 0) KeepAlive(fd, int(idle));
   ++stats.connections_received;
   ++stats.connected_clients;
   ++live_conns_;

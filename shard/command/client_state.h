@@ -50,6 +50,12 @@ struct ClientState {
   std::string lib_ver;
   std::string addr;
   std::string laddr;
+  // Connected over loopback (or by no network at all: a script's fake client), which
+  // the "local" value of enable-protected-configs and enable-debug-command admits.
+  bool Local() const {
+    return addr.rfind("127.", 0) == 0 || addr.rfind("[::1]", 0) == 0 ||
+           addr.rfind("::1", 0) == 0 || addr.empty() || addr.rfind("/", 0) == 0;
+  }
   int fd = -1;
   int64_t created_ms = 0;
   // HELLO 3: replies use RESP3's types (maps, doubles, nulls, pushes).

@@ -124,7 +124,7 @@ Entry* Shard::Swap(Entry* old_entry, EntryPtr fresh) {
 void Shard::ExpireEntry(Entry* e) {
   ++stats_.expired_keys;
   KeyModified(e->key());
-  ReleaseValue(e);
+  ReleaseValue(e, FreeCause::kExpire);
   EntryPtr gone = Unlink(e);
   if (aof_.on()) aof_.Command({"DEL", gone->key()});
   if (event_listener_ != nullptr) event_listener_->OnExpired(id_, gone->key());
@@ -134,7 +134,7 @@ size_t Shard::EvictEntry(Entry* e) {
   const size_t bytes = e->AllocatedBytes() + ValueBytes(*e);
   ++stats_.evicted_keys;
   KeyModified(e->key());
-  ReleaseValue(e);
+  ReleaseValue(e, FreeCause::kEviction);
   EntryPtr gone = Unlink(e);
   if (aof_.on()) aof_.Command({"DEL", gone->key()});
   if (event_listener_ != nullptr) event_listener_->OnEvicted(id_, gone->key());
@@ -166,27 +166,47 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
   return e != nullptr ? Swap(e, std::move(fresh)) : Link(std::move(fresh));
 }
 
-bool Shard::Delete(std::string_view key) {
+bool Shard::Delete(std::string_view key, FreeCause cause) {
   Entry* e = Find(key);
   if (e == nullptr) return false;
   KeyModified(key);
-  ReleaseValue(e);
+  ReleaseValue(e, cause);
   Unlink(e);
   return true;
 }
 
-void Shard::ReleaseValue(Entry* e) {
+void Shard::ReleaseValue(Entry* e, FreeCause cause) {
   snapshot_.Preserve(*e);
   if (e->type() == ValueType::kString || e->object() == nullptr) return;
   value_bytes_ -= ValueBytes(*e);
-  Dispose(e->TakeValue());
+  Dispose(e->TakeValue(), cause);
 }
 
-void Shard::Dispose(Value v) {
+bool Shard::FreesLazily(FreeCause cause) const {
+  const Config& c = server_->config;
+  switch (cause) {
+    case FreeCause::kServerDel:
+      return c.lazyfree_lazy_server_del;
+    case FreeCause::kUserDel:
+      return c.lazyfree_lazy_user_del;
+    case FreeCause::kUnlink:
+      return true;
+    case FreeCause::kExpire:
+      return c.lazyfree_lazy_expire;
+    case FreeCause::kEviction:
+      return c.lazyfree_lazy_eviction;
+  }
+  return true;
+}
+
+void Shard::Dispose(Value v, FreeCause cause) {
   ThreadPool* pool = server_ != nullptr ? server_->lazyfree : nullptr;
   // Handing a value over costs more than freeing a few blocks inline (Redis frees a
   // listpack inline too, whatever its length).
-  if (pool == nullptr || int64_t(v.FreeEffort()) <= server_->config.lazyfree_threshold) return;
+  if (pool == nullptr || int64_t(v.FreeEffort()) <= server_->config.lazyfree_threshold ||
+      !FreesLazily(cause)) {
+    return;
+  }
   ++stats_.lazyfree_submitted;
   // From here the value is unreachable from any shard; the pool thread only destroys it.
   pool->Submit([v = std::move(v)]() mutable { v.Reset(); });
@@ -343,7 +363,10 @@ int64_t Shard::SampleAvgTtl(int64_t now_ms) {
   return int64_t(sum / kSamples);
 }
 
-bool Shard::Housekeep() { return table_.RehashStep(kIdleRehashWork); }
+bool Shard::Housekeep() {
+  if (server_ != nullptr && !server_->config.activerehashing) return false;
+  return table_.RehashStep(kIdleRehashWork);
+}
 
 Shard::SnapshotCounts Shard::BeginSnapshot(std::shared_ptr<SnapshotSink> sink) {
   RC_DCHECK_OWNER(thread_check_);

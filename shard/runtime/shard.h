@@ -97,8 +97,17 @@ class Shard {
   // Inserts or overwrites `key` with a string value; see TtlMode. Returns the entry.
   Entry* SetString(std::string_view key, std::string_view value, TtlMode ttl = TtlMode::kClear,
                    int64_t deadline_ms = 0);
+  // Why a value is freed, as Redis's lazyfree-lazy-* settings name the cases: each says
+  // whether a large value goes to the lazyfree pool or is freed inline.
+  enum class FreeCause : uint8_t {
+    kServerDel,  // overwritten or removed as a side effect (SET, RENAME, RESTORE REPLACE)
+    kUserDel,    // DEL
+    kUnlink,     // UNLINK: always the pool
+    kExpire,
+    kEviction,
+  };
   // Removes the key; returns whether it existed.
-  bool Delete(std::string_view key);
+  bool Delete(std::string_view key, FreeCause cause = FreeCause::kServerDel);
   // Reallocates `e` so its value can hold `capacity` bytes; returns the new entry, whose
   // value bytes and TTL equal the old ones.
   Entry* GrowString(Entry* e, size_t capacity);
@@ -190,7 +199,8 @@ class Shard {
   void set_command_stats(CommandStats* s) { command_stats_ = s; }
   absl::BitGen& rng() { return rng_; }
   // Background work for a loop turn that served nobody: advance an in-progress resize by a
-  // bounded amount (busy turns leave it to the operations' own small steps).
+  // bounded amount (busy turns leave it to the operations' own small steps), unless
+  // activerehashing is off.
   bool Housekeep();
 
   // Snapshots (shard/runtime/snapshot.h). BeginSnapshot runs while the shard is held
@@ -257,10 +267,12 @@ class Shard {
   void ExpireEntry(Entry* e);
   // Removes `e` for maxmemory (Evictor); returns the bytes that frees.
   size_t EvictEntry(Entry* e);
-  // Takes the object out of `e` (about to be freed) and frees it: inline when small, else
-  // on the lazyfree pool, so a million-member set never stalls this thread.
-  void ReleaseValue(Entry* e);
-  void Dispose(Value v);
+  // Takes the object out of `e` (about to be freed) and frees it: inline when small or
+  // when `cause`'s lazyfree-lazy-* setting is off, else on the lazyfree pool, so a
+  // million-member set never stalls this thread.
+  void ReleaseValue(Entry* e, FreeCause cause = FreeCause::kServerDel);
+  void Dispose(Value v, FreeCause cause);
+  bool FreesLazily(FreeCause cause) const;
 
   uint32_t id_;
   ThreadStats* thread_stats_;

@@ -66,7 +66,7 @@ bool ParseCommandLine(int argc, char** argv, Config* config, bool* help, std::st
     std::string name(arg.substr(2));
     const ConfigParam* param = FindConfigParam(name);
     if (param == nullptr) {
-      *error = StrCat("unknown option '", arg, "' (see --help)");
+      *error = StrCat("option '", arg, "': ", UnknownSettingError(name), " (see --help)");
       return false;
     }
     if (i + 1 >= argc) {

@@ -3,6 +3,7 @@
 // redis.conf line means the same here. How each is read and printed: config_params.h;
 // the file: config_file.h; the command line: command_line.h.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -64,6 +65,8 @@ struct Config {
   Tunable<int64_t> proto_max_bulk_len = 512LL * 1024 * 1024;
   Tunable<int64_t> timeout = 0;  // seconds a client may stay idle; 0 = forever
   Tunable<int64_t> hz = 10;
+  // Redis's dynamic-hz: the cron runs faster while there are many clients to look after.
+  Tunable<bool> dynamic_hz = true;
   // Active expiry per loop turn: at most this many keys and this much time, so a million
   // keys expiring together never stall a reactor.
   Tunable<int64_t> active_expire_keys_per_turn = 20000;
@@ -71,6 +74,15 @@ struct Config {
   // A sorted set with more members than this is freed by the lazyfree pool when it is
   // deleted, overwritten, expired or flushed; smaller ones inline (Redis's threshold).
   Tunable<int64_t> lazyfree_threshold = 64;
+  // Which removals hand such a value to the pool (Redis's lazyfree-lazy-*); off, the
+  // shard thread frees it inline. Unlike Redis's defaults (all no), deletes, expiry and
+  // eviction free lazily, as Valkey 8's do, so that no large value stalls a shard;
+  // FLUSHALL without ASYNC or SYNC frees inline, as Redis's. UNLINK always frees lazily.
+  Tunable<bool> lazyfree_lazy_eviction = true;
+  Tunable<bool> lazyfree_lazy_expire = true;
+  Tunable<bool> lazyfree_lazy_server_del = true;
+  Tunable<bool> lazyfree_lazy_user_del = true;
+  Tunable<bool> lazyfree_lazy_user_flush = false;
   // Encoding thresholds of hashes and sets, as Redis's (core/hash.h, core/set.h).
   Tunable<int64_t> hash_max_listpack_entries = 512;
   Tunable<int64_t> hash_max_listpack_value = 64;
@@ -91,6 +103,22 @@ struct Config {
   Tunable<int64_t> lfu_log_factor = 10;
   Tunable<int64_t> lfu_decay_time = 1;
   std::string loglevel = "notice";
+  // The process as a service manager runs it (core/process.h), fixed at start: Redis's
+  // daemonize, pidfile (daemonized without one: /var/run/ringcache.pid), logfile ("":
+  // stdout) and supervised (no, upstart, systemd or auto).
+  bool daemonize = false;
+  std::string pidfile;
+  std::string logfile;
+  std::string supervised = "no";
+  // Transparent huge pages off for this process (Redis's disable-thp): a fork-free
+  // server gains nothing from them and pays their latency spikes all the same.
+  bool disable_thp = true;
+  // Seconds of silence before TCP keepalive probes an accepted client (0: none), for
+  // connections accepted from then on, as in Redis.
+  Tunable<int64_t> tcp_keepalive = 300;
+  // Idle loop turns advance a resize of the key table (Redis's activerehashing);
+  // without, only key lookups and writes do.
+  Tunable<bool> activerehashing = true;
   Tunable<int64_t> notify_keyspace_events = 0;  // NotifyFlag bits (shard/notify.h)
 
   // Security (docs/RELIABILITY.md). The password is read under ServerState::config_mu;
@@ -102,6 +130,8 @@ struct Config {
   // Redis 7's enable-protected-configs: whether CONFIG SET may change the protected
   // settings (dir, dbfilename): "no", "yes", or "local" for loopback clients. Fixed at start.
   std::string enable_protected_configs = "no";
+  // Redis 7's enable-debug-command, the same way for DEBUG. Fixed at start.
+  std::string enable_debug_command = "no";
 
   // Client limits. A client whose unparsed input exceeds this is closed.
   Tunable<int64_t> client_query_buffer_limit = 1LL << 30;
@@ -154,6 +184,15 @@ struct Config {
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
   // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
   std::map<std::string, std::string, std::less<>> accepted;
+
+  // The cron's rate for `clients` connections: hz, doubled (dynamic-hz) while a tick
+  // would look at more than 200 clients, up to 500, as Redis computes it.
+  int64_t EffectiveHz(size_t clients) const {
+    int64_t rate = hz > 0 ? hz.get() : 10;
+    if (!dynamic_hz) return rate;
+    while (rate < 500 && clients / size_t(rate) > 200) rate = std::min<int64_t>(rate * 2, 500);
+    return rate;
+  }
 
   int EffectiveThreads() const {
     if (threads > 0) return threads;

@@ -1,4 +1,6 @@
-// Reading the config file, and CONFIG REWRITE: the file the server started from, brought
+// Reading the config file (every line must name a setting ringcache has, with a value it
+// takes, or the server does not start), and CONFIG REWRITE: the file the server started
+// from, brought
 // up to date with every setting's current value, as Redis rewrites it: comments and
 // unknown lines stay where they are, a directive's first line gets its current value and
 // later repeats go, and settings that differ from their defaults but are not in the file
@@ -143,12 +145,13 @@ bool ApplyConfigText(std::string_view text, Config* config, std::string* error) 
       return false;
     }
     if (args->empty()) continue;
+    // As Redis: the file's line and what is wrong with it, and the server does not start.
+    auto refuse = [&](std::string_view why) {
+      *error = StrCat("line ", lineno, ": >>> '", line, "': ", why);
+      return false;
+    };
     const ConfigParam* p = FindConfigParam((*args)[0]);
-    if (p == nullptr) {
-      // A redis.conf carries many directives for features ringcache lacks; loading it
-      // must still work, so unknown ones are skipped rather than fatal.
-      continue;
-    }
+    if (p == nullptr) return refuse(UnknownSettingError((*args)[0]));
     std::string value;
     for (size_t i = 1; i < args->size(); ++i) StrAppend(&value, i > 1 ? " " : "", (*args)[i]);
     // As in redis.conf, save lines add up: the first replaces the defaults, `save ""`
@@ -157,11 +160,7 @@ bool ApplyConfigText(std::string_view text, Config* config, std::string* error) 
       const std::string before = p->get(*config);
       if (!before.empty()) value = StrCat(before, " ", value);
     }
-    std::string why = p->set(*config, value);
-    if (!why.empty()) {
-      *error = StrCat("line ", lineno, ": '", (*args)[0], "': ", why);
-      return false;
-    }
+    if (std::string why = p->set(*config, value); !why.empty()) return refuse(why);
   }
   return true;
 }

@@ -9,11 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
 
 #include "core/numbers.h"
 #include "core/split_args.h"
 #include "core/strings.h"
 #include "shard/runtime/notify.h"
+#include "shard/server/default_only_settings.h"
 
 namespace rc {
 
@@ -42,6 +45,27 @@ std::function<std::string(const Config&)> IntGetter(Field Config::*field) {
 }
 
 std::string YesNo(bool b) { return b ? "yes" : "no"; }
+
+std::string SetYesNo(std::string_view v, bool* out) {
+  const std::string l = ToLower(v);
+  if (l != "yes" && l != "no") return "argument must be 'yes' or 'no'";
+  *out = l == "yes";
+  return "";
+}
+
+// Settings fixed at start (CONFIG SET refuses them), of the plain kinds.
+ConfigParam StartupBool(std::string_view name, bool Config::*field) {
+  return {name, [field](const Config& c) { return YesNo(c.*field); },
+          [field](Config& c, std::string_view v) { return SetYesNo(v, &(c.*field)); }, false};
+}
+ConfigParam StartupString(std::string_view name, std::string Config::*field) {
+  return {name, [field](const Config& c) { return c.*field; },
+          [field](Config& c, std::string_view v) {
+            c.*field = std::string(v);
+            return std::string();
+          },
+          false};
+}
 
 Setter BoolSetter(Tunable<bool> Config::*field) {
   return [field](Config& c, std::string_view v) -> std::string {
@@ -121,13 +145,6 @@ ConfigParam Accepted(std::string_view name, std::string default_value, Normalize
                        return std::string();
                      },
                      runtime, alias};
-}
-
-// Redis's IMMUTABLE_CONFIG settings: the file and the command line set them, CONFIG SET
-// refuses them.
-ConfigParam Immutable(std::string_view name, std::string default_value,
-                      std::string_view alias = {}) {
-  return Accepted(name, std::move(default_value), {}, /*runtime=*/false, alias);
 }
 
 Normalizer IntNormalizer(int64_t lo, int64_t hi) {
@@ -219,6 +236,17 @@ std::vector<ConfigParam> MakeParams() {
                IntSetter(&Config::lazyfree_threads, 1, 64), false});
   p.push_back({"lazyfree-threshold", IntGetter(&Config::lazyfree_threshold),
                IntSetter(&Config::lazyfree_threshold, 0, INT32_MAX)});
+  using LazyRow = std::pair<std::string_view, Tunable<bool> Config::*>;
+  for (const LazyRow& row : std::initializer_list<LazyRow>{
+           {"lazyfree-lazy-eviction", &Config::lazyfree_lazy_eviction},
+           {"lazyfree-lazy-expire", &Config::lazyfree_lazy_expire},
+           {"lazyfree-lazy-server-del", &Config::lazyfree_lazy_server_del},
+           {"lazyfree-lazy-user-del", &Config::lazyfree_lazy_user_del},
+           {"lazyfree-lazy-user-flush", &Config::lazyfree_lazy_user_flush}}) {
+    auto field = row.second;
+    p.push_back({row.first, [field](const Config& c) { return YesNo(c.*field); },
+                 BoolSetter(field)});
+  }
   p.push_back({"tcp-backlog", IntGetter(&Config::tcp_backlog),
                IntSetter(&Config::tcp_backlog, 0, 65535), false});
   p.push_back({"maxclients", IntGetter(&Config::maxclients),
@@ -242,6 +270,8 @@ std::vector<ConfigParam> MakeParams() {
                  c.hz = std::clamp<int64_t>(x, 1, 500);
                  return std::string();
                }});
+  p.push_back({"dynamic-hz", [](const Config& c) { return YesNo(c.dynamic_hz); },
+               BoolSetter(&Config::dynamic_hz)});
   p.push_back({"active-expire-keys-per-turn", IntGetter(&Config::active_expire_keys_per_turn),
                IntSetter(&Config::active_expire_keys_per_turn, 1, INT32_MAX)});
   p.push_back({"active-expire-us-per-turn", IntGetter(&Config::active_expire_us_per_turn),
@@ -320,17 +350,21 @@ std::vector<ConfigParam> MakeParams() {
                }});
   p.push_back({"protected-mode", [](const Config& c) { return YesNo(c.protected_mode); },
                BoolSetter(&Config::protected_mode)});
-  p.push_back({"enable-protected-configs",
-               [](const Config& c) { return c.enable_protected_configs; },
-               [](Config& c, std::string_view v) {
-                 std::string l = ToLower(v);
-                 if (l != "yes" && l != "no" && l != "local") {
-                   return std::string("argument(s) must be one of the following: no, yes, local");
-                 }
-                 c.enable_protected_configs = l;
-                 return std::string();
-               },
-               false});
+  for (auto field : {&Config::enable_protected_configs, &Config::enable_debug_command}) {
+    p.push_back({field == &Config::enable_debug_command ? "enable-debug-command"
+                                                        : "enable-protected-configs",
+                 [field](const Config& c) { return c.*field; },
+                 [field](Config& c, std::string_view v) {
+                   std::string l = ToLower(v);
+                   if (l != "yes" && l != "no" && l != "local") {
+                     return std::string(
+                         "argument(s) must be one of the following: no, yes, local");
+                   }
+                   c.*field = l;
+                   return std::string();
+                 },
+                 false});
+  }
   p.push_back({"client-query-buffer-limit",
                [](const Config& c) { return std::to_string(c.client_query_buffer_limit.get()); },
                [](Config& c, std::string_view v) {
@@ -461,33 +495,55 @@ std::vector<ConfigParam> MakeParams() {
                  return std::string("ringcache does not write timestamp annotations to the log");
                }});
   // What clients and tools ask about; ringcache has one database.
-  p.push_back(Immutable("databases", "1"));
-  p.push_back(Immutable("daemonize", "no"));
-  p.push_back(Immutable("io-threads", "1"));
-  p.push_back(Immutable("logfile", ""));
-  p.push_back(Accepted("tcp-keepalive", "300", IntNormalizer(0, INT32_MAX)));
-  p.push_back(Immutable("supervised", "no"));
-  p.push_back(Immutable("pidfile", ""));
-  p.push_back({"cluster-enabled", [](const Config& c) { return YesNo(c.cluster_enabled); },
+  p.push_back({"databases", [](const Config&) { return std::string("1"); },
+               [](Config&, std::string_view v) -> std::string {
+                 int64_t x;
+                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+                 if (x < 1 || x > INT32_MAX) return RangeError(1, INT32_MAX);
+                 if (x != 1) return "ringcache has one database: only 1 is accepted";
+                 return "";
+               },
+               false});
+  p.push_back(StartupBool("daemonize", &Config::daemonize));
+  p.push_back(StartupString("pidfile", &Config::pidfile));
+  p.push_back(StartupString("logfile", &Config::logfile));
+  p.push_back({"supervised", [](const Config& c) { return c.supervised; },
                [](Config& c, std::string_view v) {
-                 std::string l = ToLower(v);
-                 if (l != "yes" && l != "no") return std::string("argument must be 'yes' or 'no'");
-                 c.cluster_enabled = l == "yes";
+                 const std::string l = ToLower(v);
+                 if (l != "no" && l != "upstart" && l != "systemd" && l != "auto") {
+                   return std::string(
+                       "argument(s) must be one of the following: upstart, systemd, auto, no");
+                 }
+                 c.supervised = l;
                  return std::string();
                },
                false});
-  p.push_back({"cluster-config-file", [](const Config& c) { return c.cluster_config_file; },
-               [](Config& c, std::string_view v) {
-                 c.cluster_config_file = std::string(v);
-                 return std::string();
+  p.push_back(StartupBool("disable-thp", &Config::disable_thp));
+  p.push_back({"tcp-keepalive", IntGetter(&Config::tcp_keepalive),
+               IntSetter(&Config::tcp_keepalive, 0, INT32_MAX)});
+  p.push_back({"activerehashing", [](const Config& c) { return YesNo(c.activerehashing); },
+               BoolSetter(&Config::activerehashing)});
+  // Redis's I/O threads: ringcache's worker threads (--threads) do every client's I/O.
+  p.push_back({"io-threads", [](const Config&) { return std::string("1"); },
+               [](Config&, std::string_view v) -> std::string {
+                 int64_t x;
+                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+                 if (x < 1 || x > 128) return RangeError(1, 128);
+                 if (x != 1) return "ringcache's worker threads do all I/O: set threads instead";
+                 return "";
                },
                false});
-  p.push_back({"cluster-announce-ip", [](const Config& c) { return c.cluster_announce_ip; },
-               [](Config& c, std::string_view v) {
-                 c.cluster_announce_ip = std::string(v);
-                 return std::string();
-               },
-               false});
+  for (const DefaultOnlySetting& d : DefaultOnlySettings()) {
+    p.push_back({d.name, [&d](const Config&) { return std::string(d.value); },
+                 [&d](Config&, std::string_view v) {
+                   if (MeansDefault(d, v)) return std::string();
+                   return StrCat(d.why, ": only Redis's default '", d.value, "' is accepted");
+                 },
+                 d.runtime});
+  }
+  p.push_back(StartupBool("cluster-enabled", &Config::cluster_enabled));
+  p.push_back(StartupString("cluster-config-file", &Config::cluster_config_file));
+  p.push_back(StartupString("cluster-announce-ip", &Config::cluster_announce_ip));
   p.push_back({"cluster-port-base", IntGetter(&Config::cluster_port_base),
                IntSetter(&Config::cluster_port_base, 0, 65535), false});
   // A master with no replication: replicaof stays empty (the file may not set it).
@@ -541,6 +597,13 @@ const ConfigParam* FindConfigParam(std::string_view name) {
     }
   }
   return nullptr;
+}
+
+std::string UnknownSettingError(std::string_view name) {
+  for (std::string_view redis : RedisSettingNames()) {
+    if (EqualsIgnoreCase(redis, name)) return "ringcache does not implement this Redis setting";
+  }
+  return "Bad directive or wrong number of arguments";
 }
 
 std::string_view NameAsCalled(const ConfigParam& p, std::string_view spelled) {

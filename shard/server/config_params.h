@@ -27,6 +27,9 @@ struct ConfigParam {
 const std::vector<ConfigParam>& ConfigParams();
 // The row for `name` or its alias (case-insensitive), or nullptr.
 const ConfigParam* FindConfigParam(std::string_view name);
+// Why `name`, which FindConfigParam does not know, is refused: a Redis setting ringcache
+// does not implement, or no setting at all (Redis's words for that).
+std::string UnknownSettingError(std::string_view name);
 // Which of `p`'s names `spelled` is, as Redis writes it (lower case): the alias when it
 // names that, else the name.
 std::string_view NameAsCalled(const ConfigParam& p, std::string_view spelled);

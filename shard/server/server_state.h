@@ -39,6 +39,8 @@ struct ServerState {
   std::string executable;
   int bound_port = 0;
   std::atomic<uint64_t> next_client_id{1};
+  // The cron's rate as reactor 0 last computed it (Config::EffectiveHz), for INFO's hz.
+  std::atomic<int64_t> effective_hz{10};
   // Channel and pattern subscriptions of all clients: keyspace events are skipped
   // entirely while it is zero.
   std::atomic<int64_t> pubsub_subscriptions{0};

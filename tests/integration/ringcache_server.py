@@ -55,9 +55,10 @@ class Ringcache:
 
     `args` replace the default `--port 0 --threads N` when given (a config file first,
     say); the port is read from the ready line either way. Then come `--save ""` (no
-    snapshots) and `--dir` a fresh temporary directory, removed at stop() (no stray
-    dump.rdb is loaded, none is left behind), each unless `args` or `extra` names it (a
-    test about persistence), then `extra`.
+    snapshots), `--enable-debug-command local` (tests ask DEBUG where keys live) and
+    `--dir` a fresh temporary directory, removed at stop() (no stray dump.rdb is loaded,
+    none is left behind), each unless `args` or `extra` names it (a test about
+    persistence), then `extra`.
     """
 
     def __init__(self, binary=None, threads=3, extra=(), args=None):
@@ -66,6 +67,8 @@ class Ringcache:
         named = set(argv) | set(extra)
         if "--save" not in named:
             argv += ["--save", ""]
+        if "--enable-debug-command" not in named:
+            argv += ["--enable-debug-command", "local"]
         self.remove_dir = lambda: None
         if "--dir" not in named:
             path = tempfile.mkdtemp(prefix="ringcache-test-")

@@ -329,6 +329,10 @@ std::unique_ptr<ServerProcess> ServerProcess::StartRingcache(int threads, const 
     return std::find(extra.begin(), extra.end(), flag) != extra.end();
   };
   if (!named_flag("--save")) args.insert(args.end(), {"--save", ""});
+  // Tests ask DEBUG where connections and keys live; Redis's default refuses DEBUG.
+  if (!named_flag("--enable-debug-command")) {
+    args.insert(args.end(), {"--enable-debug-command", "local"});
+  }
   std::string dir;
   if (!named_flag("--dir")) {
     std::error_code ec;

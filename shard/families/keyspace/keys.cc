@@ -23,8 +23,10 @@ namespace {
 
 using KeyCounter = int64_t (*)(Shard&, std::string_view key);
 
+// DEL frees a large value as lazyfree-lazy-user-del says; UNLINK always off this thread.
+template <Shard::FreeCause kCause>
 int64_t DeleteOne(Shard& shard, std::string_view key) {
-  if (!shard.Delete(key)) return 0;
+  if (!shard.Delete(key, kCause)) return 0;
   shard.Notify(kNotifyGeneric, "del", key);
   return 1;
 }
@@ -159,14 +161,14 @@ void RegisterKeyspaceCommands(CommandTable& t) {
          .arity = -2,
          .flags = kCmdWrite,
          .keys = {1, -1, 1},
-         .on_shard = CountKeys<DeleteOne>,
-         .on_coord = CountKeysCoord<DeleteOne>});
+         .on_shard = CountKeys<DeleteOne<Shard::FreeCause::kUserDel>>,
+         .on_coord = CountKeysCoord<DeleteOne<Shard::FreeCause::kUserDel>>});
   f.Add({.name = "unlink",
          .arity = -2,
          .flags = kCmdWrite | kCmdFast,
          .keys = {1, -1, 1},
-         .on_shard = CountKeys<DeleteOne>,
-         .on_coord = CountKeysCoord<DeleteOne>});
+         .on_shard = CountKeys<DeleteOne<Shard::FreeCause::kUnlink>>,
+         .on_coord = CountKeysCoord<DeleteOne<Shard::FreeCause::kUnlink>>});
   f.Add({.name = "exists",
          .arity = -2,
          .flags = kCmdReadOnly | kCmdFast,

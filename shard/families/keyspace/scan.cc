@@ -185,11 +185,13 @@ void RandomKey(CoordCmd& cmd) {
 }
 
 void Flush(CoordCmd& cmd) {
-  // ASYNC hands each shard's table to the lazyfree pool whole; SYNC (the default, as in
-  // Redis) frees inline. The flush reaches each shard ahead of anything this connection
-  // sends later, so its next command already sees an empty keyspace.
+  // ASYNC hands each shard's table to the lazyfree pool whole; SYNC frees inline; without
+  // either, lazyfree-lazy-user-flush chooses (no by default, as in Redis). The flush
+  // reaches each shard ahead of anything this connection sends later, so its next
+  // command already sees an empty keyspace.
   ArgParser p(cmd.args, 1);
-  const bool async = p.Choice<bool>({{"ASYNC", true}, {"SYNC", false}}).value_or(false);
+  const bool async = p.Choice<bool>({{"ASYNC", true}, {"SYNC", false}})
+                         .value_or(cmd.server.config.lazyfree_lazy_user_flush.get());
   if (!p.Finish()) return cmd.reply.Error(p.error());
   DeferredReply out(cmd);
   LockedFanOut<bool>(

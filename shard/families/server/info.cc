@@ -102,7 +102,9 @@ void ServerSection(const ServerState& s, std::string* out) {
             "\r\n", "gcc_version:", __GNUC__, ".", __GNUC_MINOR__, ".", __GNUC_PATCHLEVEL__, "\r\n",
             "process_id:", getpid(), "\r\n", "run_id:", s.run_id, "\r\n", "tcp_port:", s.bound_port,
             "\r\n", "server_time_usec:", now_us, "\r\n", "uptime_in_seconds:", uptime, "\r\n",
-            "uptime_in_days:", uptime / 86400, "\r\n", "hz:", s.config.hz.get(), "\r\n",
+            "uptime_in_days:", uptime / 86400, "\r\n", "hz:",
+            s.effective_hz.load(std::memory_order_relaxed), "\r\n", "configured_hz:",
+            s.config.hz.get(), "\r\n",
             "executable:", s.executable, "\r\n", "config_file:", s.config.config_file, "\r\n",
             "threads:", s.config.EffectiveThreads(), "\r\n\r\n");
 }

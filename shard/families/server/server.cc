@@ -67,10 +67,7 @@ void ConfigGet(CoordCmd& cmd) {
 bool ProtectedAllowed(const CoordCmd& cmd) {
   const std::string& mode = cmd.server.config.enable_protected_configs;
   if (mode == "yes") return true;
-  if (mode != "local") return false;
-  const std::string& addr = cmd.client.addr;
-  return addr.rfind("127.", 0) == 0 || addr.rfind("[::1]", 0) == 0 || addr.rfind("::1", 0) == 0 ||
-         addr.empty() || addr.rfind("/", 0) == 0;
+  return mode == "local" && cmd.client.Local();
 }
 
 // Redis 7.0's order of checks: every name first (the first unknown, immutable, protected

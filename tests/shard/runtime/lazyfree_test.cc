@@ -107,6 +107,32 @@ TEST_F(LazyfreeTest, OverwriteExpiryAndFlushAlsoUseThePool) {
   EXPECT_TRUE(PoolCompletes(4));
 }
 
+// Each lazyfree-lazy-* setting turned off frees its removals inline; UNLINK's cause is
+// always lazy.
+TEST_F(LazyfreeTest, EachCauseFollowsItsSetting) {
+  Config& c = state_.config;
+  c.lazyfree_lazy_user_del = false;
+  c.lazyfree_lazy_server_del = false;
+  c.lazyfree_lazy_expire = false;
+  MakeZSet("del", 500);
+  EXPECT_TRUE(shard_.Delete("del", Shard::FreeCause::kUserDel));
+  MakeZSet("over", 500);
+  shard_.SetString("over", "a string now");
+  Entry* gone = MakeZSet("ttl", 500);
+  shard_.SetDeadline(gone, clock_.NowUnixMillis() + 10);
+  clock_.AdvanceMillis(20);
+  EXPECT_EQ(shard_.ExpireDue(clock_.NowUnixMillis(), 100), 1u);
+  EXPECT_EQ(shard_.stats().lazyfree_submitted, 0u);
+  MakeZSet("unlink", 500);
+  EXPECT_TRUE(shard_.Delete("unlink", Shard::FreeCause::kUnlink));
+  EXPECT_EQ(shard_.stats().lazyfree_submitted, 1u);
+  c.lazyfree_lazy_user_del = true;
+  MakeZSet("del", 500);
+  EXPECT_TRUE(shard_.Delete("del", Shard::FreeCause::kUserDel));
+  EXPECT_EQ(shard_.stats().lazyfree_submitted, 2u);
+  EXPECT_TRUE(PoolCompletes(2));
+}
+
 TEST_F(LazyfreeTest, EmptiedSetDisappears) {
   shard_.SetString("warm", "v", TtlMode::kSet, clock_.NowUnixMillis() + 100000);
   const size_t empty = shard_.MemoryBytes();

@@ -11,8 +11,7 @@ TEST(Config, RedisConfSyntax) {
   std::string error;
   ASSERT_TRUE(
       ApplyConfigText("# comment\nport 7000\nbind \"127.0.0.1 ::1\"\n"
-                      "proto-max-bulk-len 1gb\r\nsave \"\"\nmaxclients 50\n"
-                      "some-redis-only-directive yes\n",
+                      "proto-max-bulk-len 1gb\r\nsave \"\"\nmaxclients 50\n",
                       &c, &error))
       << error;
   EXPECT_EQ(c.port, 7000);
@@ -98,6 +97,69 @@ TEST(Config, BadValuesAreRefusedWithTheLine) {
   EXPECT_FALSE(ApplyConfigText("\nport 99999\n", &c, &error));
   EXPECT_NE(error.find("line 2"), std::string::npos) << error;
   EXPECT_FALSE(ApplyConfigText("maxclients abc\n", &c, &error));
+}
+
+// As Redis, a line the server cannot honour stops the start: a typo, a Redis setting
+// ringcache lacks, or one it takes only at Redis's default set to something else.
+TEST(Config, UnknownDirectivesAreRefusedWithTheLine) {
+  Config c;
+  std::string error;
+  EXPECT_FALSE(ApplyConfigText("port 7000\nmaxmemroy 1gb\n", &c, &error));
+  EXPECT_EQ(error, "line 2: >>> 'maxmemroy 1gb': Bad directive or wrong number of arguments");
+  EXPECT_FALSE(ApplyConfigText("set-proc-title yes\n", &c, &error));
+  EXPECT_EQ(error,
+            "line 1: >>> 'set-proc-title yes': ringcache does not implement this Redis "
+            "setting");
+  ASSERT_TRUE(ApplyConfigText("replica-read-only YES\nrepl-backlog-size 1mb\n"
+                              "oom-score-adj-values \"0 200 800\"\nunixsocket \"\"\n",
+                              &c, &error))
+      << error;
+  EXPECT_FALSE(ApplyConfigText("repl-backlog-size 2mb\n", &c, &error));
+  EXPECT_EQ(error,
+            "line 1: >>> 'repl-backlog-size 2mb': ringcache has no replication: only Redis's "
+            "default '1048576' is accepted");
+  EXPECT_FALSE(ApplyConfigText("oom-score-adj-values 0 200\n", &c, &error));
+  const ConfigParam* backlog = FindConfigParam("repl-backlog-size");
+  ASSERT_NE(backlog, nullptr);
+  EXPECT_EQ(backlog->get(c), "1048576");
+  EXPECT_TRUE(backlog->runtime);
+  EXPECT_FALSE(FindConfigParam("unixsocket")->runtime);
+  const char* flag[] = {"ringcache", "--set-proc-title", "yes"};
+  bool help = false;
+  EXPECT_FALSE(ParseCommandLine(3, const_cast<char**>(flag), &c, &help, &error));
+  EXPECT_NE(error.find("does not implement"), std::string::npos) << error;
+}
+
+TEST(Config, ProcessSettings) {
+  Config c;
+  auto param = [](std::string_view name) { return FindConfigParam(name); };
+  EXPECT_EQ(param("supervised")->set(c, "SYSTEMD"), "");
+  EXPECT_EQ(param("supervised")->get(c), "systemd");
+  EXPECT_EQ(param("supervised")->set(c, "bogus"),
+            "argument(s) must be one of the following: upstart, systemd, auto, no");
+  EXPECT_EQ(param("daemonize")->set(c, "maybe"), "argument must be 'yes' or 'no'");
+  EXPECT_EQ(param("tcp-keepalive")->set(c, "-1"),
+            "argument must be between 0 and 2147483647 inclusive");
+  EXPECT_EQ(param("io-threads")->set(c, "1"), "");
+  EXPECT_NE(param("io-threads")->set(c, "4"), "");
+  for (std::string_view name : {"daemonize", "pidfile", "logfile", "supervised", "io-threads"}) {
+    EXPECT_FALSE(param(name)->runtime) << name;
+  }
+  EXPECT_TRUE(param("tcp-keepalive")->runtime);
+}
+
+// Redis's dynamic-hz: hz doubles while clients / hz > 200 (integer division), up to 500.
+TEST(Config, DynamicHz) {
+  Config c;
+  EXPECT_EQ(c.EffectiveHz(0), 10);
+  EXPECT_EQ(c.EffectiveHz(2009), 10);
+  EXPECT_EQ(c.EffectiveHz(2010), 20);
+  EXPECT_EQ(c.EffectiveHz(8040), 80);
+  EXPECT_EQ(c.EffectiveHz(1000000), 500);
+  ASSERT_EQ(FindConfigParam("dynamic-hz")->set(c, "no"), "");
+  EXPECT_EQ(c.EffectiveHz(1000000), 10);
+  ASSERT_EQ(FindConfigParam("hz")->set(c, "100"), "");
+  EXPECT_EQ(c.EffectiveHz(1000000), 100);
 }
 
 TEST(Config, FlagsOverrideTheFile) {
