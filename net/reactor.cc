@@ -169,6 +169,7 @@ void Reactor::Cron(int64_t now_ns) {
   if (id_ == 0) shared_.server->effective_hz.store(hz, std::memory_order_relaxed);
   next_cron_ns_ = now_ns + 1'000'000'000 / hz;
   shard_thread().stats().SampleOps(now_ns);
+  TrackBufferPeaks(now_ns / 1'000'000'000, hz);
   CloseIdle(now_ns / 1'000'000);
   if (id_ == 0) {
     MaybeSaveOnSchedule(shard_thread(), shards_, *shared_.server);
@@ -278,6 +279,21 @@ int64_t Reactor::NanosToNextDeadline() const {
   // Deadlines centuries away (EXPIREAT 9223372036854775) would overflow nanoseconds.
   constexpr int64_t kMaxMs = INT64_MAX / 1'000'000;
   return std::clamp<int64_t>(next - shard.NowMs(), 0, kMaxMs) * 1'000'000;
+}
+
+void Reactor::TrackBufferPeaks(int64_t now_sec, int64_t hz) {
+  // As Redis's clientsCron: a slice of the connections per tick, each once a second.
+  ThreadStats& stats = shard_thread().stats();
+  const size_t slots = conns_.size();
+  for (size_t visits = slots / size_t(hz) + 1; visits > 0 && slots > 0; --visits) {
+    peak_cursor_ = (peak_cursor_ + 1) % slots;
+    if (const Connection* c = conns_[peak_cursor_].get()) {
+      const ClientBuffers b = c->Buffers();
+      stats.recent_input.Note(now_sec, b.qbuf + b.qbuf_free);
+      // What the output limits count, as Redis's figure is.
+      stats.recent_output.Note(now_sec, c->PendingOutput());
+    }
+  }
 }
 
 void Reactor::CloseIdle(int64_t now_ms) {

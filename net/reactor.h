@@ -173,6 +173,9 @@ class Reactor : public Waker, public BusyTurn {
   void UnparkIfUnpaused();
   void Cron(int64_t now_ns);
   void CloseIdle(int64_t now_ms);
+  // Notes the clients' buffer sizes for INFO's client_recent_max_*_buffer: a slice of the
+  // connections per cron tick at `hz` ticks a second, so each is seen once a second.
+  void TrackBufferPeaks(int64_t now_sec, int64_t hz);
   // Whether some key's deadline has passed.
   bool ExpiryDue() const;
   // Expires due keys within this turn's budget; true when more are already due.
@@ -206,6 +209,7 @@ class Reactor : public Waker, public BusyTurn {
   std::vector<Kept> kept_;  // input ServeWhileBusy kept for the outer turn, in arrival order
   bool nested_ = false;     // inside ServeWhileBusy
   std::vector<std::unique_ptr<Connection>> conns_;  // index = fd
+  size_t peak_cursor_ = 0;                           // TrackBufferPeaks's place in conns_
   size_t live_conns_ = 0;
   int64_t next_cron_ns_ = 0;
   int64_t now_ns_ = 0;  // monotonic time at the start of the current loop turn

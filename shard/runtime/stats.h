@@ -2,9 +2,35 @@
 // Per-thread counters behind INFO. The owning thread increments them without atomics;
 // INFO reads them by running a task on each thread.
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdint>
 
 namespace rc {
+
+// The largest figure seen in each of the last kSeconds whole seconds (Redis's
+// CLIENTS_PEAK_MEM_USAGE_SLOTS), for INFO's client_recent_max_input/output_buffer.
+struct RecentPeak {
+  static constexpr int kSeconds = 8;
+  size_t max[kSeconds] = {};
+  int64_t second[kSeconds] = {};
+
+  void Note(int64_t now_sec, size_t value) {
+    const int i = int(now_sec % kSeconds);
+    if (second[i] != now_sec) {
+      second[i] = now_sec;
+      max[i] = 0;
+    }
+    max[i] = std::max(max[i], value);
+  }
+  size_t Max(int64_t now_sec) const {
+    size_t m = 0;
+    for (int i = 0; i < kSeconds; ++i) {
+      if (now_sec - second[i] < kSeconds) m = std::max(m, max[i]);
+    }
+    return m;
+  }
+};
 
 struct ThreadStats {
   uint64_t connections_received = 0;
@@ -23,6 +49,10 @@ struct ThreadStats {
   // blocked_clients, as Redis counts them); those of the latter with a timeout.
   uint64_t blocked_clients = 0;
   uint64_t clients_in_timeout_table = 0;
+  // The largest query buffer (its allocation, as Redis counts it) and queued output of
+  // this thread's clients lately (monotonic seconds), from the reactor's cron.
+  RecentPeak recent_input;
+  RecentPeak recent_output;
 
   // instantaneous_ops_per_sec, as Redis computes it: the mean rate over the last 16
   // samples, one taken per cron tick.
@@ -46,14 +76,18 @@ struct ThreadStats {
     for (double s : ops_samples) sum += s;
     return sum / kOpsSamples;
   }
-  // CONFIG RESETSTAT: counters go to zero; gauges (connected and blocked clients) stay.
+  // CONFIG RESETSTAT: counters go to zero; gauges (connected and blocked clients, the
+  // recent buffer peaks) stay.
   void Reset() {
     uint64_t clients = connected_clients, blocked = blocked_clients;
     uint64_t timed = clients_in_timeout_table;
+    const RecentPeak input = recent_input, output = recent_output;
     *this = ThreadStats();
     connected_clients = clients;
     blocked_clients = blocked;
     clients_in_timeout_table = timed;
+    recent_input = input;
+    recent_output = output;
   }
 };
 

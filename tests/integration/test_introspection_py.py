@@ -5,10 +5,11 @@ parsers (parse_info, parse_client_list, parse_slowlog_get) are what monitoring t
 use: a field they cannot split or a number they cannot convert fails here.
 """
 
+import socket
 
 import redis
 
-from ringcache_server import ServerTestCase, main
+from ringcache_server import ServerTestCase, main, wait_for
 
 
 
@@ -21,6 +22,25 @@ class IntrospectionPyTest(ServerTestCase):
 
     def tearDown(self):
         self.r.close()
+
+    def test_recent_max_buffers(self):
+        """INFO's client_recent_max_input/output_buffer follow the clients' buffers: a
+        command half sent holds its bytes in the query buffer, replies a client does not
+        read wait in its output."""
+        def clients(field):
+            return self.r.info("clients")[field]
+        half = socket.create_connection(("127.0.0.1", self.port))
+        half.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$300000\r\n" + b"x" * 200000)
+        wait_for(lambda: clients("client_recent_max_input_buffer") >= 200000, "the input peak")
+        half.sendall(b"x" * 100000 + b"\r\n")
+        self.assertEqual(half.recv(5), b"+OK\r\n")
+        half.close()
+        deaf = socket.socket()
+        deaf.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        deaf.connect(("127.0.0.1", self.port))
+        deaf.sendall(b"*2\r\n$3\r\nGET\r\n$1\r\nk\r\n" * 40)
+        wait_for(lambda: clients("client_recent_max_output_buffer") >= 300000, "the output peak")
+        deaf.close()
 
     def test_info_all_parses(self):
         for i in range(30):

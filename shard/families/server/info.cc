@@ -7,6 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <set>
@@ -24,6 +25,7 @@
 #include "shard/server/memory_info.h"
 #include "shard/server/server_state.h"
 #include "threadpool/thread_pool.h"
+#include "timers/clock.h"
 
 namespace rc {
 
@@ -46,6 +48,7 @@ struct Totals {
   uint64_t reads_processed = 0, writes_processed = 0;
   uint64_t blocked_clients = 0, clients_in_timeout_table = 0;
   uint64_t forwarded_commands = 0;  // run on another thread than their connection's
+  size_t recent_max_input = 0, recent_max_output = 0;  // the largest of any thread
   uint64_t keyspace_hits = 0, keyspace_misses = 0, expired_keys = 0, evicted_keys = 0;
   double instantaneous_ops = 0;
   CommandStats commands;  // every thread's, merged
@@ -56,7 +59,11 @@ struct Totals {
 
 Totals Sum(const std::vector<ThreadReport>& reports) {
   Totals t;
+  // The reactors' cron notes the peaks by monotonic second (Reactor::TrackBufferPeaks).
+  const int64_t now_sec = MonotonicNanos() / 1'000'000'000;
   for (const auto& r : reports) {
+    t.recent_max_input = std::max(t.recent_max_input, r.thread.recent_input.Max(now_sec));
+    t.recent_max_output = std::max(t.recent_max_output, r.thread.recent_output.Max(now_sec));
     t.connections_received += r.thread.connections_received;
     t.connected_clients += r.thread.connected_clients;
     t.rejected_connections += r.thread.rejected_connections;
@@ -112,7 +119,8 @@ void ServerSection(const ServerState& s, std::string* out) {
 void ClientsSection(const ServerState& s, const Totals& t, std::string* out) {
   StrAppend(out, "# Clients\r\n", "connected_clients:", t.connected_clients, "\r\n",
             "cluster_connections:0\r\n", "maxclients:", s.config.maxclients.get(), "\r\n",
-            "client_recent_max_input_buffer:0\r\n", "client_recent_max_output_buffer:0\r\n",
+            "client_recent_max_input_buffer:", t.recent_max_input, "\r\n",
+            "client_recent_max_output_buffer:", t.recent_max_output, "\r\n",
             "blocked_clients:", t.blocked_clients, "\r\n", "tracking_clients:0\r\n",
             "clients_in_timeout_table:", t.clients_in_timeout_table, "\r\n\r\n");
 }
