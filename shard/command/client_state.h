@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/types/span.h"
@@ -50,11 +51,14 @@ struct ClientState {
   std::string lib_ver;
   std::string addr;
   std::string laddr;
-  // Connected over loopback (or by no network at all: a script's fake client), which
-  // the "local" value of enable-protected-configs and enable-debug-command admits.
-  bool Local() const {
-    return addr.rfind("127.", 0) == 0 || addr.rfind("[::1]", 0) == 0 ||
-           addr.rfind("::1", 0) == 0 || addr.empty() || addr.rfind("/", 0) == 0;
+  // Whether a "no" | "yes" | "local" setting (enable-protected-configs,
+  // enable-debug-command) lets this client in: "local" admits loopback, and no network
+  // at all (a script's fake client).
+  bool AdmittedBy(std::string_view mode) const {
+    if (mode == "yes") return true;
+    return mode == "local" &&
+           (addr.rfind("127.", 0) == 0 || addr.rfind("[::1]", 0) == 0 ||
+            addr.rfind("::1", 0) == 0 || addr.empty() || addr.rfind("/", 0) == 0);
   }
   int fd = -1;
   int64_t created_ms = 0;

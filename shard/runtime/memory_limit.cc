@@ -24,7 +24,8 @@ void SampleOverhead(ShardSet& shards, MemoryState& state) {
   if (malloc_bytes == 0) return;
   int64_t shards_bytes = 0;
   for (uint32_t i = 0; i < shards.size(); ++i) {
-    shards_bytes += shards.thread(i).shard().PublishedBytes();
+    const Shard& shard = shards.thread(i).shard();
+    shards_bytes += i == 0 ? int64_t(shard.MemoryBytes()) : shard.PublishedBytes();
   }
   state.overhead.store(std::max<int64_t>(0, malloc_bytes - shards_bytes),
                        std::memory_order_relaxed);
@@ -65,7 +66,6 @@ bool OutOfMemory(ShardSet& shards, uint32_t self, const ServerState& server) {
 
 int64_t MemoryToFree(ShardSet& shards, uint32_t self, ServerState& server) {
   Shard& shard = shards.thread(self).shard();
-  shard.PublishMemory();
   const Config& config = server.config;
   MemoryState& state = server.memory;
   // Sampled with or without a limit, so a limit set later starts from a known overhead.
@@ -114,7 +114,6 @@ bool FreeMemory(ShardSet& shards, uint32_t self, ServerState& server, int64_t by
       MonotonicNanos() + EvictionBudgetNanos(config.maxmemory_eviction_tenacity);
   const size_t freed = shard.evictor().Evict(config.maxmemory_policy, size_t(bytes), deadline,
                                              int(config.maxmemory_samples.get()));
-  shard.PublishMemory();
   // Stopped by the time budget with more to do: the loop should not sleep.
   return freed > 0 && freed < size_t(bytes);
 }

@@ -2,8 +2,10 @@
 // One maxmemory for the whole server, enforced by every shard on its own keys.
 //
 // How the shards agree (docs/EVICTION.md has the reasoning and the bounds):
-//   - Each shard counts its bytes exactly and publishes them once per loop turn
-//     (Shard::PublishMemory: a relaxed store to a cache line of its own). The server's
+//   - Each shard counts its bytes exactly and publishes them before any reply of a loop
+//     turn leaves (Reactor::FlushAll calls Shard::PublishMemory: a relaxed store to a
+//     cache line of its own), so a write a client saw answered counts on every thread,
+//     and after evicting. The server's
 //     memory is this shard's exact figure, plus the others' published ones, plus the
 //     sampled overhead outside the shards (MemoryState::overhead).
 //   - Every loop turn (at least every cron tick, even when idle) each shard compares
@@ -29,9 +31,8 @@ int64_t ServerMemory(ShardSet& shards, uint32_t self, const ServerState& server)
 // the OOM error now. Cheap while maxmemory is 0 (one load).
 bool OutOfMemory(ShardSet& shards, uint32_t self, const ServerState& server);
 
-// Shard thread `self`, once per loop turn: publishes its figures and returns how many
-// bytes it should evict now (the server's excess over maxmemory, or this shard's unpaid
-// share), 0 for none. Cheap: a few loads, and one allocator query every 100 ms on shard 0.
+// Shard thread `self`, once per loop turn: returns how many bytes it should evict now
+// (the server's excess over maxmemory, or this shard's unpaid share), 0 for none. Cheap: a few loads, and one allocator query every 100 ms on shard 0.
 int64_t MemoryToFree(ShardSet& shards, uint32_t self, ServerState& server);
 // Shard thread `self`, right after: evicts up to `bytes` by the policy within the
 // per-turn time budget. Returns true when more is due at once (the loop should not

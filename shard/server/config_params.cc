@@ -67,6 +67,20 @@ ConfigParam StartupString(std::string_view name, std::string Config::*field) {
           false};
 }
 
+// Redis 7's no | yes | local settings (ClientState::AdmittedBy reads them).
+ConfigParam StartupNoYesLocal(std::string_view name, std::string Config::*field) {
+  return {name, [field](const Config& c) { return c.*field; },
+          [field](Config& c, std::string_view v) {
+            std::string l = ToLower(v);
+            if (l != "yes" && l != "no" && l != "local") {
+              return std::string("argument(s) must be one of the following: no, yes, local");
+            }
+            c.*field = l;
+            return std::string();
+          },
+          false};
+}
+
 Setter BoolSetter(Tunable<bool> Config::*field) {
   return [field](Config& c, std::string_view v) -> std::string {
     std::string l = ToLower(v);
@@ -350,21 +364,8 @@ std::vector<ConfigParam> MakeParams() {
                }});
   p.push_back({"protected-mode", [](const Config& c) { return YesNo(c.protected_mode); },
                BoolSetter(&Config::protected_mode)});
-  for (auto field : {&Config::enable_protected_configs, &Config::enable_debug_command}) {
-    p.push_back({field == &Config::enable_debug_command ? "enable-debug-command"
-                                                        : "enable-protected-configs",
-                 [field](const Config& c) { return c.*field; },
-                 [field](Config& c, std::string_view v) {
-                   std::string l = ToLower(v);
-                   if (l != "yes" && l != "no" && l != "local") {
-                     return std::string(
-                         "argument(s) must be one of the following: no, yes, local");
-                   }
-                   c.*field = l;
-                   return std::string();
-                 },
-                 false});
-  }
+  p.push_back(StartupNoYesLocal("enable-protected-configs", &Config::enable_protected_configs));
+  p.push_back(StartupNoYesLocal("enable-debug-command", &Config::enable_debug_command));
   p.push_back({"client-query-buffer-limit",
                [](const Config& c) { return std::to_string(c.client_query_buffer_limit.get()); },
                [](Config& c, std::string_view v) {

@@ -16,8 +16,7 @@ namespace {
 void Debug(CoordCmd& cmd) {
   // As Redis 7: refused unless enable-debug-command (immutable, so read without
   // config_mu) allows this client. DEBUG SLEEP stalls a thread and its shard.
-  const std::string& allowed = cmd.server.config.enable_debug_command;
-  if (allowed != "yes" && !(allowed == "local" && cmd.client.Local())) {
+  if (!cmd.client.AdmittedBy(cmd.server.config.enable_debug_command)) {
     return cmd.reply.Error(
         "ERR DEBUG command not allowed. If the enable-debug-command option is set to "
         "\"local\", you can run it from a local connection, otherwise you need to set this "

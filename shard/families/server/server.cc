@@ -65,9 +65,7 @@ void ConfigGet(CoordCmd& cmd) {
 
 // enable-protected-configs, which is immutable: read without config_mu.
 bool ProtectedAllowed(const CoordCmd& cmd) {
-  const std::string& mode = cmd.server.config.enable_protected_configs;
-  if (mode == "yes") return true;
-  return mode == "local" && cmd.client.Local();
+  return cmd.client.AdmittedBy(cmd.server.config.enable_protected_configs);
 }
 
 // Redis 7.0's order of checks: every name first (the first unknown, immutable, protected
