@@ -17,19 +17,16 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "core/chunk_bytes.h"
 #include "core/numbers.h"
 
 namespace rc {
 
 namespace {
 
-[[noreturn]] void Fail(const char* what) {
+[[noreturn]] void ListFail(const char* what) {
   std::fprintf(stderr, "List: %s\n", what);
   std::abort();
-}
-
-size_t ChunkBytes(const void* p) {
-  return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)) + sizeof(size_t);
 }
 
 size_t VectorBytes(const std::vector<uint32_t>& v) {
@@ -244,7 +241,7 @@ struct List::Big {
   }
   void Resize(uint32_t ncap) {
     Run* nr = static_cast<Run*>(std::malloc(sizeof(Run) * ncap));
-    if (nr == nullptr) Fail("out of memory");
+    if (nr == nullptr) ListFail("out of memory");
     for (uint32_t k = 0; k < n; ++k) nr[k] = at(k);
     std::free(ring);
     ring = nr;
@@ -278,7 +275,7 @@ void Reserve(RunT& r, size_t need, size_t* acct) {
     r.data = nullptr;
   } else {
     char* p = static_cast<char*>(std::realloc(r.data, want));
-    if (p == nullptr) Fail("out of memory");
+    if (p == nullptr) ListFail("out of memory");
     r.data = p;
   }
   if (acct != nullptr) *acct += ChunkBytes(r.data);
@@ -675,28 +672,28 @@ void List::Verify() const {
   size_t total = 0, bytes = 0;
   for (size_t b = 0; b < blocks(); ++b) {
     const Run& r = RunAt(b);
-    if (big_ != nullptr && r.count == 0) Fail("empty block");
+    if (big_ != nullptr && r.count == 0) ListFail("empty block");
     size_t off = 0, k = 0;
     while (off < r.used) {
       off += SizeAt(r.data + off);
       ++k;
     }
-    if (off != r.used || k != r.count) Fail("block bytes or count disagree");
-    if (r.used > 0 && malloc_usable_size(r.data) < r.used) Fail("block overflows its chunk");
+    if (off != r.used || k != r.count) ListFail("block bytes or count disagree");
+    if (r.used > 0 && malloc_usable_size(r.data) < r.used) ListFail("block overflows its chunk");
     total += k;
     bytes += ChunkBytes(r.data);
   }
-  if (total != size()) Fail("element count disagrees");
+  if (total != size()) ListFail("element count disagrees");
   if (big_ != nullptr && bytes + VectorBytes(big_->tail) != big_->bytes) {
-    Fail("byte count disagrees");
+    ListFail("byte count disagrees");
   }
   if (big_ != nullptr && big_->tail_ok) {
     const Run& r = big_->at(big_->n - 1);
     size_t k = 0;
     for (size_t off = 0; off < r.used; off += SizeAt(r.data + off), ++k) {
-      if (k >= big_->tail.size() || big_->tail[k] != off) Fail("tail offsets disagree");
+      if (k >= big_->tail.size() || big_->tail[k] != off) ListFail("tail offsets disagree");
     }
-    if (k != big_->tail.size()) Fail("tail offsets disagree");
+    if (k != big_->tail.size()) ListFail("tail offsets disagree");
   }
 }
 

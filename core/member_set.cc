@@ -13,7 +13,7 @@ namespace rc {
 
 namespace {
 
-[[noreturn]] void Fail(const char* what) {
+[[noreturn]] void SetFail(const char* what) {
   std::fprintf(stderr, "Set: %s\n", what);
   std::abort();
 }
@@ -63,7 +63,7 @@ bool MemberSet::Add(std::string_view m, const Limits& limits) {
       const size_t i = LowerBound(v);
       if (i < count_ && ints_[i] == v) return false;
       auto* grown = static_cast<int64_t*>(std::realloc(ints_, (count_ + 1) * sizeof(int64_t)));
-      if (grown == nullptr) Fail("out of memory");
+      if (grown == nullptr) SetFail("out of memory");
       ints_ = grown;
       std::memmove(ints_ + i + 1, ints_ + i, (count_ - i) * sizeof(int64_t));
       ints_[i] = v;
@@ -118,7 +118,7 @@ std::string MemberSet::Random(absl::BitGen& rng) const {
     map_.Random(rng, &m);
     return m;
   }
-  if (count_ == 0) Fail("Random on an empty set");
+  if (count_ == 0) SetFail("Random on an empty set");
   char buf[kMaxInt64Chars];
   const int64_t v = ints_[absl::Uniform<size_t>(rng, 0, count_)];
   return std::string(buf, size_t(FormatInt64(v, buf) - buf));
@@ -129,7 +129,7 @@ std::unique_ptr<MemberSet> MemberSet::Clone() const {
   map_.CopyTo(&s->map_);
   if (count_ > 0) {
     s->ints_ = static_cast<int64_t*>(std::malloc(count_ * sizeof(int64_t)));
-    if (s->ints_ == nullptr) Fail("out of memory");
+    if (s->ints_ == nullptr) SetFail("out of memory");
     std::memcpy(s->ints_, ints_, count_ * sizeof(int64_t));
     s->count_ = count_;
   }
@@ -143,12 +143,12 @@ size_t MemberSet::MemoryBytes() const {
 
 void MemberSet::Verify() const {
   if (!intset_) {
-    if (ints_ != nullptr || count_ != 0) Fail("map set keeps integers");
+    if (ints_ != nullptr || count_ != 0) SetFail("map set keeps integers");
     return map_.Verify();
   }
-  if (map_.size() != 0) Fail("intset keeps strings");
+  if (map_.size() != 0) SetFail("intset keeps strings");
   for (uint32_t i = 1; i < count_; ++i) {
-    if (ints_[i - 1] >= ints_[i]) Fail("intset out of order");
+    if (ints_[i - 1] >= ints_[i]) SetFail("intset out of order");
   }
 }
 

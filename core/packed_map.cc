@@ -18,19 +18,16 @@
 #include <vector>
 
 #include "absl/hash/hash.h"
+#include "core/chunk_bytes.h"
 #include "core/intrusive_table.h"
 
 namespace rc {
 
 namespace {
 
-[[noreturn]] void Fail(const char* what) {
+[[noreturn]] void MapFail(const char* what) {
   std::fprintf(stderr, "PackedMap: %s\n", what);
   std::abort();
-}
-
-size_t ChunkBytes(const void* p) {
-  return p == nullptr ? 0 : malloc_usable_size(const_cast<void*>(p)) + sizeof(size_t);
 }
 
 uint64_t HashOf(std::string_view key) { return absl::Hash<std::string_view>{}(key); }
@@ -120,7 +117,7 @@ char* Splice(char* b, size_t hdr, size_t used, size_t off, size_t old_len, size_
   const size_t new_total = hdr + used - old_len + new_len;
   if (new_len > old_len) {
     b = static_cast<char*>(std::realloc(b, new_total));
-    if (b == nullptr) Fail("out of memory");
+    if (b == nullptr) MapFail("out of memory");
     std::memmove(b + hdr + off + new_len, b + hdr + off + old_len, tail);
     return b;
   }
@@ -244,7 +241,7 @@ struct PackedMap<kValues>::Big {
   static char* MakeBlock(const std::string& elems) {
     if (elems.empty()) return nullptr;
     char* b = static_cast<char*>(std::malloc(kBucketHeader + elems.size()));
-    if (b == nullptr) Fail("out of memory");
+    if (b == nullptr) MapFail("out of memory");
     SetBucketUsed(b, elems.size());
     std::memcpy(b + kBucketHeader, elems.data(), elems.size());
     return b;
@@ -389,7 +386,7 @@ namespace {
 char* CopyBlock(const char* b, size_t bytes) {
   if (b == nullptr) return nullptr;
   char* copy = static_cast<char*>(std::malloc(bytes));
-  if (copy == nullptr) Fail("out of memory");
+  if (copy == nullptr) MapFail("out of memory");
   std::memcpy(copy, b, bytes);
   return copy;
 }
@@ -490,7 +487,7 @@ void PackedMap<kValues>::Random(absl::BitGen& rng, std::string* key, std::string
     }
     off += e.size;
   }
-  Fail("Random on an empty map");
+  MapFail("Random on an empty map");
 }
 
 template <bool kValues>
@@ -508,30 +505,30 @@ void PackedMap<kValues>::Verify() const {
     size_t off = 0;
     while (off < used) {
       Elem e = Decode<kValues>(data + off);
-      if (big_ != nullptr && big_->Index(HashOf(e.key)) != bucket) Fail("element in wrong bucket");
+      if (big_ != nullptr && big_->Index(HashOf(e.key)) != bucket) MapFail("element in wrong bucket");
       keys.push_back(e.key);
       off += e.size;
       ++n;
     }
-    if (off != used) Fail("run length disagrees");
+    if (off != used) MapFail("run length disagrees");
   };
   if (big_ == nullptr) {
     check_run(small_, used_, 0);
-    if (n != count_) Fail("count disagrees");
+    if (n != count_) MapFail("count disagrees");
   } else {
-    if (big_->buckets.size() != big_->Half() + big_->split) Fail("bucket count disagrees");
+    if (big_->buckets.size() != big_->Half() + big_->split) MapFail("bucket count disagrees");
     size_t bytes = 0;
     for (size_t i = 0; i < big_->buckets.size(); ++i) {
       const char* b = big_->buckets[i];
-      if (b != nullptr && BucketUsed(b) == 0) Fail("empty bucket block");
+      if (b != nullptr && BucketUsed(b) == 0) MapFail("empty bucket block");
       if (b != nullptr) check_run(BucketData(b), BucketUsed(b), i);
       bytes += ChunkBytes(b);
     }
-    if (n != big_->count) Fail("count disagrees");
-    if (bytes != big_->block_bytes) Fail("block bytes disagree");
+    if (n != big_->count) MapFail("count disagrees");
+    if (bytes != big_->block_bytes) MapFail("block bytes disagree");
   }
   std::sort(keys.begin(), keys.end());
-  if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) Fail("duplicate key");
+  if (std::adjacent_find(keys.begin(), keys.end()) != keys.end()) MapFail("duplicate key");
 }
 
 template class PackedMap<true>;

@@ -14,9 +14,19 @@
 namespace rc {
 
 inline constexpr uint16_t kRdbVersion = 10;
-// Opcodes of a DUMP payload's items.
-inline constexpr uint8_t kRdbOpcodeFunctionPreGa = 246;
+// Opcodes of an RDB file's items (Redis's RDB_OPCODE_*); the two function ones also
+// begin the items of a FUNCTION DUMP payload.
 inline constexpr uint8_t kRdbOpcodeFunction2 = 245;
+inline constexpr uint8_t kRdbOpcodeFunctionPreGa = 246;
+inline constexpr uint8_t kRdbOpcodeModuleAux = 247;
+inline constexpr uint8_t kRdbOpcodeIdle = 248;
+inline constexpr uint8_t kRdbOpcodeFreq = 249;
+inline constexpr uint8_t kRdbOpcodeAux = 250;
+inline constexpr uint8_t kRdbOpcodeResizeDb = 251;
+inline constexpr uint8_t kRdbOpcodeExpireMs = 252;
+inline constexpr uint8_t kRdbOpcodeExpireSec = 253;
+inline constexpr uint8_t kRdbOpcodeSelectDb = 254;
+inline constexpr uint8_t kRdbOpcodeEof = 255;
 
 void RdbAppendLength(uint64_t len, std::string* out);
 // As rdbSaveRawString: a canonical integer of at most 11 bytes in the int32 range as an

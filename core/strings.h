@@ -8,7 +8,12 @@
 #include <string_view>
 #include <type_traits>
 
+#include "absl/strings/string_view.h"
+
 namespace rc {
+
+// The same bytes as Abseil's string_view: heterogeneous lookup in Abseil's containers.
+inline absl::string_view AbslView(std::string_view s) { return {s.data(), s.size()}; }
 
 namespace strings_internal {
 

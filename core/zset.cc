@@ -26,7 +26,6 @@
 
 namespace rc {
 
-using zset_internal::ChunkBytes;
 using zset_internal::Compact;
 using zset_internal::HashMember;
 using zset_internal::Leaf;

@@ -16,13 +16,9 @@
 #include <string_view>
 
 #include "absl/hash/hash.h"
+#include "core/chunk_bytes.h"
 
 namespace rc::zset_internal {
-
-// Chunk bytes glibc really holds for a live block: usable size plus its size word.
-inline size_t ChunkBytes(const void* p) {
-  return malloc_usable_size(const_cast<void*>(p)) + sizeof(size_t);
-}
 
 [[noreturn]] void Fail(const char* what);
 

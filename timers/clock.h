@@ -14,6 +14,7 @@ class Clock {
   // Any thread.
   virtual int64_t NowUnixMicros() const = 0;
   int64_t NowUnixMillis() const { return NowUnixMicros() / 1000; }
+  int64_t NowUnixSeconds() const { return NowUnixMicros() / 1000000; }
 };
 
 class SystemClock final : public Clock {

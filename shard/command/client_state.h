@@ -44,6 +44,15 @@ inline size_t MultiMem(const std::vector<QueuedCommand>& queued) {
   return bytes;
 }
 
+// A client name, lib-name or lib-ver: Redis refuses what a CLIENT LIST line could not
+// show unambiguously (spaces, control bytes).
+inline bool ValidClientField(std::string_view s) {
+  for (char c : s) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
 struct ClientState {
   uint64_t id = 0;
   std::string name;

@@ -21,8 +21,6 @@ namespace rc {
 
 namespace {
 
-int64_t NowUnix(const ServerState& server) { return server.clock->NowUnixMillis() / 1000; }
-
 std::shared_ptr<AofFiles> Files(ServerState& server) {
   std::lock_guard<std::mutex> lock(server.persist.aof_mu);
   return server.persist.aof_files;
@@ -65,7 +63,7 @@ bool BeginRewrite(ShardThread& self, ShardSet& shards, ServerState& server, bool
   auto logging = std::make_shared<std::atomic<bool>>(false);
   AofJournal* journal = &shards.journal();
   ServerState* srv = &server;
-  const int64_t started = NowUnix(server);
+  const int64_t started = server.clock->NowUnixSeconds();
 
   SnapshotJob job;
   job.dir = files->dir_path();
@@ -99,7 +97,7 @@ bool BeginRewrite(ShardThread& self, ShardSet& shards, ServerState& server, bool
       ok = files->InstallBase(base_name, base_seq,
                               logged ? incr_seq : std::numeric_limits<int64_t>::max(), &failure);
     }
-    ps.aof_last_rewrite_s.store(NowUnix(*srv) - started);
+    ps.aof_last_rewrite_s.store(srv->clock->NowUnixSeconds() - started);
     ps.aof_last_rewrite_ok.store(ok);
     if (ok) {
       ps.aof_rewrites.fetch_add(1);
@@ -233,7 +231,7 @@ void MaybeRewriteAof(ShardThread& self, ShardSet& shards, ServerState& server) {
   }
   if (want_on && !on) {
     // Turning the log on failed (its base could not be written): again, after a pause.
-    const int64_t now = NowUnix(server);
+    const int64_t now = server.clock->NowUnixSeconds();
     if (now - p.aof_last_try_unix.load() < 5) return;
     p.aof_last_try_unix.store(now);
     if (!BeginRewrite(self, shards, server, true, &error)) Log(LogLevel::kWarning, error);

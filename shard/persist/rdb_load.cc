@@ -29,17 +29,6 @@ namespace rc {
 
 namespace {
 
-constexpr uint8_t kOpFunctionPreGa = 246;
-constexpr uint8_t kOpFunction2 = 245;
-constexpr uint8_t kOpModuleAux = 247;
-constexpr uint8_t kOpIdle = 248;
-constexpr uint8_t kOpFreq = 249;
-constexpr uint8_t kOpAux = 250;
-constexpr uint8_t kOpResizeDb = 251;
-constexpr uint8_t kOpExpireMs = 252;
-constexpr uint8_t kOpExpireSec = 253;
-constexpr uint8_t kOpSelectDb = 254;
-constexpr uint8_t kOpEof = 255;
 constexpr size_t kHeaderBytes = 9;  // "REDIS" and four digits of version
 constexpr size_t kBatchRecords = 1024;
 
@@ -173,10 +162,10 @@ class Splitter {
       uint8_t op = 0;
       if (!in.ReadByte(&op)) return Cut(at, error);
       switch (op) {
-        case kOpEof:
+        case kRdbOpcodeEof:
           Flush();
           return true;
-        case kOpSelectDb: {
+        case kRdbOpcodeSelectDb: {
           uint64_t db = 0;
           if (!in.ReadLength(&db)) return Cut(at, error);
           if (db != 0) {
@@ -186,41 +175,41 @@ class Splitter {
           }
           continue;
         }
-        case kOpResizeDb: {
+        case kRdbOpcodeResizeDb: {
           uint64_t a = 0, b = 0;
           if (!in.ReadLength(&a) || !in.ReadLength(&b)) return Cut(at, error);
           continue;
         }
-        case kOpAux: {
+        case kRdbOpcodeAux: {
           std::string key, value;
           if (!in.ReadString(&key) || !in.ReadString(&value)) return Cut(at, error);
           continue;
         }
-        case kOpExpireMs: {
+        case kRdbOpcodeExpireMs: {
           uint64_t ms = 0;
           if (!in.ReadU64(&ms)) return Cut(at, error);
           deadline = int64_t(ms);
           continue;
         }
-        case kOpExpireSec: {
+        case kRdbOpcodeExpireSec: {
           uint32_t s = 0;
           if (!in.ReadU32(&s)) return Cut(at, error);
           deadline = int64_t(s) * 1000;
           continue;
         }
-        case kOpIdle: {
+        case kRdbOpcodeIdle: {
           uint64_t idle = 0;
           if (!in.ReadLength(&idle)) return Cut(at, error);
           continue;
         }
-        case kOpFreq: {
+        case kRdbOpcodeFreq: {
           uint8_t freq = 0;
           if (!in.ReadByte(&freq)) return Cut(at, error);
           continue;
         }
-        case kOpFunction2:
-        case kOpFunctionPreGa: {
-          if (op == kOpFunctionPreGa) {
+        case kRdbOpcodeFunction2:
+        case kRdbOpcodeFunctionPreGa: {
+          if (op == kRdbOpcodeFunctionPreGa) {
             *error = StrCat(name_, " holds a pre-release function library (offset ", at,
                             "): load it into Redis 7.0 and save it again");
             return false;
@@ -230,7 +219,7 @@ class Splitter {
           functions->push_back(std::move(code));
           continue;
         }
-        case kOpModuleAux:
+        case kRdbOpcodeModuleAux:
           *error = StrCat(name_, " holds module data (offset ", at, "): ringcache has no modules");
           return false;
         default:

@@ -16,18 +16,13 @@
 namespace rc {
 
 namespace {
-constexpr uint8_t kOpFunction2 = 245;
-constexpr uint8_t kOpResizeDb = 0xfb;
-constexpr uint8_t kOpAux = 0xfa;
-constexpr uint8_t kOpSelectDb = 0xfe;
-constexpr uint8_t kOpEof = 0xff;
 // Past this much queued, background slices wait for the disk (writes that must keep an
 // old value still queue theirs).
 constexpr size_t kBacklogBytes = 64 << 20;
 constexpr size_t kWriteBlock = 1 << 20;
 
 void AppendAux(std::string_view key, std::string_view value, std::string* out) {
-  out->push_back(char(kOpAux));
+  out->push_back(char(kRdbOpcodeAux));
   RdbAppendString(key, out);
   RdbAppendString(value, out);
 }
@@ -155,13 +150,13 @@ void RdbWriter::Run() {
         AppendAux("used-mem", absl::StrCat(options_.used_memory), &head);
         AppendAux("aof-base", options_.aof_base ? "1" : "0", &head);
         for (const std::string& code : functions_) {
-          head.push_back(char(kOpFunction2));
+          head.push_back(char(kRdbOpcodeFunction2));
           RdbAppendString(code, &head);
         }
         if (keys_ > 0) {
-          head.push_back(char(kOpSelectDb));
+          head.push_back(char(kRdbOpcodeSelectDb));
           RdbAppendLength(0, &head);
-          head.push_back(char(kOpResizeDb));
+          head.push_back(char(kRdbOpcodeResizeDb));
           RdbAppendLength(keys_, &head);
           RdbAppendLength(expires_, &head);
         }
@@ -181,7 +176,7 @@ void RdbWriter::Run() {
     if (all_done) break;
   }
   if (!Failed()) {
-    std::string tail(1, char(kOpEof));
+    std::string tail(1, char(kRdbOpcodeEof));
     const uint64_t crc = options_.checksum ? Crc64(crc_, tail) : 0;
     for (int i = 0; i < 8; ++i) tail.push_back(char((crc >> (8 * i)) & 0xff));
     buffer_.append(tail);

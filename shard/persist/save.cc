@@ -37,8 +37,6 @@ struct Origin {
   NoReply sink;
 };
 
-int64_t NowUnix(const ServerState& server) { return server.clock->NowUnixMillis() / 1000; }
-
 std::vector<std::string> FunctionCode(const ServerState& server) {
   std::vector<std::string> code;
   if (server.scripts == nullptr) return code;
@@ -163,11 +161,11 @@ bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientS
     job.dir = server.config.dir;
     job.filename = server.config.dbfilename;
   }
-  const int64_t started = NowUnix(server);
+  const int64_t started = server.clock->NowUnixSeconds();
   ServerState* srv = &server;
   job.finished = [srv, started](bool ok, const std::string& why) {
     PersistState& p = srv->persist;
-    const int64_t now = NowUnix(*srv);
+    const int64_t now = srv->clock->NowUnixSeconds();
     p.last_ok.store(ok);
     p.last_duration_s.store(now - started);
     if (ok) {
@@ -243,7 +241,7 @@ void MaybeSaveOnSchedule(ShardThread& self, ShardSet& shards, ServerState& serve
     points = server.config.save_points;
   }
   if (points.empty()) return;
-  const int64_t now = NowUnix(server);
+  const int64_t now = server.clock->NowUnixSeconds();
   // As Redis: after a failure, wait before trying again whatever the points say.
   if (!persist.last_ok.load() && now - persist.last_try_unix.load() <= kRetryDelaySeconds) return;
   const int64_t changes = ChangesSinceLastSave(shards, server);

@@ -3,16 +3,10 @@
 #include <utility>
 
 #include "core/entry_table.h"
+#include "core/strings.h"
 #include "shard/runtime/shard_set.h"
 
 namespace rc {
-
-namespace {
-
-// Debian's Abseil has its own string_view, which its maps look up without a copy.
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-
-}  // namespace
 
 void WaitingKeys::Add(std::shared_ptr<Blocker> b, absl::Span<const std::string_view> keys,
                       bool first) {
@@ -54,13 +48,13 @@ void WaitingKeys::EraseIfEmpty(KeySlot* slot) {
 }
 
 void WaitingKeys::Signal(std::string_view key) {
-  auto it = by_key_.find(AV(key));
+  auto it = by_key_.find(AbslView(key));
   if (it == by_key_.end()) return;
   if (ready_set_.insert(it->first).second) ready_.push_back(it->first);
 }
 
 void WaitingKeys::Release(std::string_view key) {
-  held_.erase(AV(key));
+  held_.erase(AbslView(key));
   Signal(key);
 }
 
@@ -69,8 +63,8 @@ void WaitingKeys::Release(std::string_view key) {
 void ServeKey(ShardThread& thread, const std::string& key, bool in_turn) {
   Shard& shard = thread.shard();
   WaitingKeys& w = shard.waiting();
-  auto it = w.by_key_.find(AV(key));
-  if (it == w.by_key_.end() || w.held_.contains(AV(key))) return;
+  auto it = w.by_key_.find(AbslView(key));
+  if (it == w.by_key_.end() || w.held_.contains(AbslView(key))) return;
   KeyLocks& locks = shard.locks();
   if (!in_turn && !locks.Idle()) {
     const uint64_t hash = HashKey(key);

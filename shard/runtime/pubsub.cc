@@ -4,13 +4,10 @@
 
 #include "core/glob.h"
 #include "core/reply_builder.h"
+#include "core/strings.h"
 #include "shard/command/reply_sink.h"
 
 namespace rc {
-
-namespace {
-absl::string_view AV(std::string_view s) { return absl::string_view(s.data(), s.size()); }
-}  // namespace
 
 bool PubSub::Add(Subscribers& list, ReplySink* s) {
   if (std::find(list.begin(), list.end(), s) != list.end()) return false;
@@ -27,22 +24,22 @@ bool PubSub::Remove(Subscribers& list, ReplySink* s) {
 }
 
 bool PubSub::Subscribe(ReplySink* s, std::string_view channel) {
-  return Add(channels_[AV(channel)], s);
+  return Add(channels_[AbslView(channel)], s);
 }
 
 bool PubSub::Unsubscribe(ReplySink* s, std::string_view channel) {
-  auto it = channels_.find(AV(channel));
+  auto it = channels_.find(AbslView(channel));
   if (it == channels_.end() || !Remove(it->second, s)) return false;
   if (it->second.empty()) channels_.erase(it);
   return true;
 }
 
 bool PubSub::PSubscribe(ReplySink* s, std::string_view pattern) {
-  return Add(patterns_[AV(pattern)], s);
+  return Add(patterns_[AbslView(pattern)], s);
 }
 
 bool PubSub::PUnsubscribe(ReplySink* s, std::string_view pattern) {
-  auto it = patterns_.find(AV(pattern));
+  auto it = patterns_.find(AbslView(pattern));
   if (it == patterns_.end() || !Remove(it->second, s)) return false;
   if (it->second.empty()) patterns_.erase(it);
   return true;
@@ -50,7 +47,7 @@ bool PubSub::PUnsubscribe(ReplySink* s, std::string_view pattern) {
 
 size_t PubSub::Publish(std::string_view channel, std::string_view message) {
   size_t n = 0;
-  if (auto it = channels_.find(AV(channel)); it != channels_.end()) {
+  if (auto it = channels_.find(AbslView(channel)); it != channels_.end()) {
     std::string frame = MessageFrame(channel, message);
     for (ReplySink* s : it->second) s->Push(frame);
     n += it->second.size();
@@ -71,7 +68,7 @@ void PubSub::Channels(std::string_view pattern, bool all, std::vector<std::strin
 }
 
 size_t PubSub::NumSub(std::string_view channel) const {
-  auto it = channels_.find(AV(channel));
+  auto it = channels_.find(AbslView(channel));
   return it == channels_.end() ? 0 : it->second.size();
 }
 

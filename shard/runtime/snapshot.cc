@@ -13,12 +13,11 @@ constexpr size_t kSliceBytes = 64 * 1024;
 // Chunks of about this size go to the sink: large enough that the writer's queue costs
 // nothing per record, small enough to keep memory flat.
 constexpr size_t kChunkBytes = 256 * 1024;
-constexpr uint8_t kOpExpireMs = 0xfc;
 }  // namespace
 
 void AppendRdbRecord(const Entry& e, bool compress, std::string* out) {
   if (e.has_ttl()) {
-    out->push_back(char(kOpExpireMs));
+    out->push_back(char(kRdbOpcodeExpireMs));
     const uint64_t ms = uint64_t(e.deadline());
     for (int i = 0; i < 8; ++i) out->push_back(char((ms >> (8 * i)) & 0xff));
   }

@@ -4,17 +4,18 @@
 #include <utility>
 
 #include "core/entry_table.h"
+#include "core/strings.h"
 #include "shard/command/client_state.h"
 #include "shard/runtime/shard_set.h"
 
 namespace rc {
 
 void WatchedKeys::Add(std::string_view key, std::shared_ptr<WatchState> state) {
-  by_key_[absl::string_view(key.data(), key.size())].push_back(std::move(state));
+  by_key_[AbslView(key)].push_back(std::move(state));
 }
 
 void WatchedKeys::Remove(std::string_view key, const WatchState* state) {
-  auto it = by_key_.find(absl::string_view(key.data(), key.size()));
+  auto it = by_key_.find(AbslView(key));
   if (it == by_key_.end()) return;
   auto& states = it->second;
   states.erase(std::remove_if(states.begin(), states.end(),
@@ -24,7 +25,7 @@ void WatchedKeys::Remove(std::string_view key, const WatchState* state) {
 }
 
 void WatchedKeys::Touch(std::string_view key) {
-  auto it = by_key_.find(absl::string_view(key.data(), key.size()));
+  auto it = by_key_.find(AbslView(key));
   if (it != by_key_.end()) MarkDirty(it->second);
 }
 

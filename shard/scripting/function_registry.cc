@@ -109,7 +109,7 @@ bool FunctionRegistry::Restore(const std::vector<LibraryPtr>& libs, RestorePolic
 
 bool FunctionRegistry::Find(std::string_view lowered, Found* out) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = functions_.find(absl::string_view(lowered.data(), lowered.size()));
+  auto it = functions_.find(AbslView(lowered));
   if (it == functions_.end()) return false;
   *out = it->second;
   return true;

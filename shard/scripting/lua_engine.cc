@@ -395,7 +395,7 @@ void LuaEngine::DropIfFlushed() {
 
 bool LuaEngine::Load(std::string_view sha, std::string_view body, Script* out, std::string* error) {
   DropIfFlushed();
-  if (auto it = scripts_.find(absl::string_view(sha.data(), sha.size())); it != scripts_.end()) {
+  if (auto it = scripts_.find(AbslView(sha)); it != scripts_.end()) {
     *out = it->second;
     return true;
   }
@@ -415,7 +415,7 @@ bool LuaEngine::Load(std::string_view sha, std::string_view body, Script* out, s
 
 bool LuaEngine::Find(std::string_view sha, Script* out, std::string* error) {
   DropIfFlushed();
-  if (auto it = scripts_.find(absl::string_view(sha.data(), sha.size())); it != scripts_.end()) {
+  if (auto it = scripts_.find(AbslView(sha)); it != scripts_.end()) {
     *out = it->second;
     return true;
   }

@@ -1,5 +1,6 @@
 #include "shard/scripting/script_registry.h"
 
+#include "core/strings.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/function_engine.h"
 #include "shard/scripting/lua_engine.h"
@@ -24,7 +25,7 @@ void ScriptRegistry::Add(std::string_view sha, std::string_view body) {
 
 bool ScriptRegistry::Find(std::string_view sha, std::string* body) const {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = bodies_.find(absl::string_view(sha.data(), sha.size()));
+  auto it = bodies_.find(AbslView(sha));
   if (it == bodies_.end()) return false;
   *body = it->second;
   return true;
@@ -32,7 +33,7 @@ bool ScriptRegistry::Find(std::string_view sha, std::string* body) const {
 
 bool ScriptRegistry::Exists(std::string_view sha) const {
   std::lock_guard<std::mutex> lock(mu_);
-  return bodies_.contains(absl::string_view(sha.data(), sha.size()));
+  return bodies_.contains(AbslView(sha));
 }
 
 void ScriptRegistry::Flush() {

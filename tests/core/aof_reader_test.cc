@@ -9,7 +9,7 @@ namespace rc {
 namespace {
 
 // '#' then n times c (built whole: GCC 12 warns falsely on "#" + std::string&&).
-std::string Hashed(size_t n, char c) {
+std::string HashLine(size_t n, char c) {
   std::string s(n + 1, c);
   s[0] = '#';
   return s;
@@ -181,9 +181,9 @@ TEST(AofReader, OnlyExecEndsMulti) {
 
 TEST(AofReader, Annotations) {
   // Redis reads lines 1023 bytes at a time: a longer annotation's rest is a bad line.
-  const std::string a1023 = Hashed(1020, 'x') + "\r\n";
-  const std::string a1024 = Hashed(1021, 'x') + "\r\n";
-  const std::string hashes = Hashed(1100, '#') + "\r\n";
+  const std::string a1023 = HashLine(1020, 'x') + "\r\n";
+  const std::string a1024 = HashLine(1021, 'x') + "\r\n";
+  const std::string hashes = HashLine(1100, '#') + "\r\n";
   std::vector<Argv> cmds;
   EXPECT_EQ(ReadAll(a1023 + kSetA, &cmds), Result::kEnd);
   EXPECT_EQ(cmds, (std::vector<Argv>{{"set", "a", "1"}}));

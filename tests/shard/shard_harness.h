@@ -31,6 +31,11 @@
 
 namespace rc::testing {
 
+// A RESP2 bulk string reply, as the expected side of a comparison.
+inline std::string Bulk(std::string_view s) {
+  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
+}
+
 // Collects replies in request order the way a connection does. Used on its home thread.
 class RecordingSink final : public ReplySink {
  public:

@@ -41,7 +41,7 @@ const ClusterNode* MyNode(const ClusterMap& map, const CoordCmd& cmd) {
   return nullptr;
 }
 
-void Help(CoordCmd& cmd) {
+void ClusterHelp(CoordCmd& cmd) {
   if (MapOrRefuse(cmd) == nullptr) return;
   static const char* kLines[] = {
       "CLUSTER <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -71,7 +71,7 @@ void Help(CoordCmd& cmd) {
   cmd.reply.HelpLines(kLines);
 }
 
-void Info(CoordCmd& cmd) {
+void ClusterInfo(CoordCmd& cmd) {
   const ClusterMap* map = MapOrRefuse(cmd);
   if (map == nullptr) return;
   const size_t assigned = map->assigned_slots();
@@ -280,8 +280,8 @@ void RegisterClusterCommands(CommandTable& t) {
       {.name = "cluster",
        .arity = -2,
        .subcommands = {
-           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
-           {.name = "info", .arity = 2, .flags = kCmdStale, .on_coord = Info},
+           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = ClusterHelp},
+           {.name = "info", .arity = 2, .flags = kCmdStale, .on_coord = ClusterInfo},
            {.name = "myid", .arity = 2, .flags = kCmdStale, .on_coord = MyId},
            {.name = "slots", .arity = 2, .flags = kCmdStale, .on_coord = Slots},
            {.name = "shards", .arity = 2, .flags = kCmdStale, .on_coord = Shards},

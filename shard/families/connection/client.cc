@@ -24,14 +24,6 @@ namespace rc {
 
 namespace {
 
-// Redis refuses names a CLIENT LIST line could not show unambiguously.
-bool ValidClientField(std::string_view s) {
-  for (char c : s) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
-}
-
 // Redis's getClientInfoString flags, in its order; 'N' when none apply.
 std::string Flags(const ClientState& c, const ClientBuffers& b) {
   std::string f;
@@ -114,7 +106,7 @@ bool ParseType(std::string_view v, int* type, std::string* error) {
   return true;
 }
 
-void List(CoordCmd& cmd, bool only_self) {
+void ClientList(CoordCmd& cmd, bool only_self) {
   auto filter = std::make_shared<ClientFilter>();
   if (only_self) {
     filter->ids.push_back(cmd.client.id);
@@ -271,7 +263,7 @@ void Pause(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void Help(CoordCmd& cmd) {
+void ClientHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GETREDIR",
@@ -350,8 +342,8 @@ void SetInfo(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void ListAll(CoordCmd& cmd) { List(cmd, false); }
-void Info(CoordCmd& cmd) { List(cmd, true); }
+void ListAll(CoordCmd& cmd) { ClientList(cmd, false); }
+void ClientInfo(CoordCmd& cmd) { ClientList(cmd, true); }
 
 void Unpause(CoordCmd& cmd) {
   cmd.server.introspect.pause.Unpause();
@@ -431,7 +423,7 @@ void RegisterClientCommands(CommandTable& t) {
                  .arity = -2,
                  .flags = admin | kCmdAllThreads,
                  .on_coord = Sub<ListAll>},
-                {.name = "info", .arity = 2, .flags = own, .on_coord = Sub<Info>},
+                {.name = "info", .arity = 2, .flags = own, .on_coord = Sub<ClientInfo>},
                 {.name = "kill",
                  .arity = -3,
                  .flags = admin | kCmdAllThreads,
@@ -445,7 +437,7 @@ void RegisterClientCommands(CommandTable& t) {
                 {.name = "reply", .arity = 3, .flags = own, .on_coord = Sub<Reply>},
                 {.name = "no-evict", .arity = 3, .flags = admin, .on_coord = Sub<NoEvict>},
                 {.name = "getredir", .arity = 2, .flags = own, .on_coord = Sub<GetRedir>},
-                {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Sub<Help>},
+                {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Sub<ClientHelp>},
             }});
   t.StartFamily().Add({.name = "monitor",
                        .arity = 1,

@@ -41,7 +41,7 @@ void Quit(CoordCmd& cmd) {
 }
 
 // The connection as a new one would be, except its name and id (Redis's RESET).
-void Reset(CoordCmd& cmd) {
+void ResetConnection(CoordCmd& cmd) {
   ClientState& c = cmd.client;
   c.multi.reset();
   UnwatchAll(cmd.self, cmd.shards, c);
@@ -61,14 +61,6 @@ void Select(CoordCmd& cmd) {
   // One database: index 0, as a cluster-mode Redis.
   if (db != 0) return cmd.reply.Error(err::kDbIndexRange);
   cmd.reply.Ok();
-}
-
-// Redis refuses names a CLIENT LIST line could not show unambiguously.
-bool ValidClientField(std::string_view s) {
-  for (char c : s) {
-    if (c < '!' || c > '~') return false;
-  }
-  return true;
 }
 
 // HELLO [protover [AUTH username password] [SETNAME clientname]]: switches the
@@ -155,7 +147,7 @@ void RegisterConnectionCommands(CommandTable& t) {
          .arity = 1,
          .flags = kCmdNoScript | kCmdLoading | kCmdStale | kCmdFast | kCmdNoAuth | kCmdAllowBusy |
                   kCmdSubscribeOk | kCmdNotQueued,
-         .on_coord = Reset});
+         .on_coord = ResetConnection});
   RegisterClientCommands(t);
   RegisterAuthCommands(t);
 }

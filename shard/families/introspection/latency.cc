@@ -55,7 +55,7 @@ void Graph(CoordCmd& cmd) {
   cmd.reply.Verbatim(LatencyGraph(name, it->second, NowSeconds(cmd)));
 }
 
-void Doctor(CoordCmd& cmd) {
+void LatencyDoctor(CoordCmd& cmd) {
   cmd.reply.Verbatim(LatencyDoctor(cmd.server.introspect.latency.Snapshot(),
                                    cmd.server.config.latency_monitor_threshold,
                                    cmd.server.config.slowlog_log_slower_than, NowSeconds(cmd)));
@@ -106,7 +106,7 @@ void Histogram(CoordCmd& cmd) {
       });
 }
 
-void Help(CoordCmd& cmd) {
+void LatencyHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "LATENCY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DOCTOR",
@@ -130,7 +130,7 @@ void Help(CoordCmd& cmd) {
   cmd.reply.HelpLines(kLines);
 }
 
-void Reset(CoordCmd& cmd) {
+void LatencyReset(CoordCmd& cmd) {
   std::vector<std::string> events(cmd.args.begin() + 2, cmd.args.end());
   cmd.reply.Integer(int64_t(cmd.server.introspect.latency.Reset(events)));
 }
@@ -144,15 +144,15 @@ void RegisterLatencyCommands(CommandTable& t) {
                        .flags = admin,
                        .subcommands = {
                            {.name = "latest", .arity = 2, .flags = admin, .on_coord = Latest},
-                           {.name = "reset", .arity = -2, .flags = admin, .on_coord = Reset},
+                           {.name = "reset", .arity = -2, .flags = admin, .on_coord = LatencyReset},
                            {.name = "histogram",
                             .arity = -2,
                             .flags = admin | kCmdAllThreads,
                             .on_coord = Histogram},
                            {.name = "history", .arity = 3, .flags = admin, .on_coord = History},
                            {.name = "graph", .arity = 3, .flags = admin, .on_coord = Graph},
-                           {.name = "doctor", .arity = 2, .flags = admin, .on_coord = Doctor},
-                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+                           {.name = "doctor", .arity = 2, .flags = admin, .on_coord = LatencyDoctor},
+                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = LatencyHelp},
                        }});
 }
 

@@ -84,7 +84,7 @@ void Stats(CoordCmd& cmd) {
       });
 }
 
-void Doctor(CoordCmd& cmd) {
+void MemoryDoctor(CoordCmd& cmd) {
   // Redis's two answers for an instance without issues: below 5 MB it declines to judge.
   if (UsedMemory() < (5u << 20)) {
     return cmd.reply.Verbatim(
@@ -107,7 +107,7 @@ void Purge(CoordCmd& cmd) {
   cmd.reply.Ok();
 }
 
-void Help(CoordCmd& cmd) {
+void MemoryHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "MEMORY <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "DOCTOR",
@@ -141,10 +141,10 @@ void RegisterMemoryCommands(CommandTable& t) {
             .keys = {2, 2, 1},
             .on_shard = Usage},
            {.name = "stats", .arity = 2, .flags = kCmdAllThreads, .on_coord = Stats},
-           {.name = "doctor", .arity = 2, .on_coord = Doctor},
+           {.name = "doctor", .arity = 2, .on_coord = MemoryDoctor},
            {.name = "malloc-stats", .arity = 2, .on_coord = MallocStats},
            {.name = "purge", .arity = 2, .on_coord = Purge},
-           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = MemoryHelp},
        }});
 }
 

@@ -31,7 +31,7 @@ void Get(CoordCmd& cmd) {
   }
 }
 
-void Help(CoordCmd& cmd) {
+void SlowlogHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "SLOWLOG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "GET [<count>]",
@@ -51,7 +51,7 @@ void Help(CoordCmd& cmd) {
 
 void Len(CoordCmd& cmd) { cmd.reply.Integer(int64_t(cmd.server.introspect.slowlog.Len())); }
 
-void Reset(CoordCmd& cmd) {
+void SlowlogReset(CoordCmd& cmd) {
   cmd.server.introspect.slowlog.Reset();
   cmd.reply.Ok();
 }
@@ -66,9 +66,9 @@ void RegisterSlowlogCommands(CommandTable& t) {
                        .subcommands = {
                            {.name = "get", .arity = -2, .flags = admin, .on_coord = Get},
                            {.name = "len", .arity = 2, .flags = admin, .on_coord = Len},
-                           {.name = "reset", .arity = 2, .flags = admin, .on_coord = Reset},
+                           {.name = "reset", .arity = 2, .flags = admin, .on_coord = SlowlogReset},
                            // The one subcommand Redis does not mark admin.
-                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+                           {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = SlowlogHelp},
                        }});
 }
 

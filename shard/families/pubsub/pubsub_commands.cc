@@ -184,7 +184,7 @@ void NumPat(CoordCmd& cmd) {
       });
 }
 
-void Help(CoordCmd& cmd) {
+void PubsubHelp(CoordCmd& cmd) {
   static const char* const kLines[] = {
       "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "CHANNELS [<pattern>]",
@@ -240,7 +240,7 @@ void RegisterPubSubCommands(CommandTable& t) {
               .arity = 2,
               .flags = kIntrospect | kCmdAllThreads,
               .on_coord = NumPat},
-             {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = Help},
+             {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = PubsubHelp},
          }});
 }
 

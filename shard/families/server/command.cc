@@ -118,7 +118,7 @@ void KeySpec(const CommandSpec& spec, ReplyBuilder& rb) {
 // One entry of COMMAND INFO: a command's or a subcommand's ("config|get"). A container
 // (CONFIG, CLIENT, ...) reports no flags of its own and only @slow, as Redis does, unless
 // it runs without a subcommand too (COMMAND), and then its subcommands' entries.
-void Entry(const CommandSpec& spec, ReplyBuilder& rb) {
+void SpecEntry(const CommandSpec& spec, ReplyBuilder& rb) {
   const bool container = !spec.subcommands.empty();
   rb.ArrayLen(10);
   rb.Bulk(spec.full_name);
@@ -151,7 +151,7 @@ void Entry(const CommandSpec& spec, ReplyBuilder& rb) {
   // As Redis types it: an empty set for a command, an array of a container's entries.
   if (!container) return rb.SetLen(0);
   rb.ArrayLen(spec.subcommands.size());
-  for (const CommandSpec& sub : spec.subcommands) Entry(sub, rb);
+  for (const CommandSpec& sub : spec.subcommands) SpecEntry(sub, rb);
 }
 
 std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
@@ -162,7 +162,7 @@ std::vector<const CommandSpec*> Sorted(const CommandTable& table) {
   return all;
 }
 
-void Help(CoordCmd& cmd) {
+void CommandHelp(CoordCmd& cmd) {
   static const char* kLines[] = {
       "COMMAND <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
       "(no subcommand)",
@@ -348,10 +348,10 @@ void Docs(CoordCmd& cmd) {
 void All(CoordCmd& cmd) {
   auto all = Sorted(cmd.table);
   cmd.reply.ArrayLen(all.size());
-  for (const auto* s : all) Entry(*s, cmd.reply);
+  for (const auto* s : all) SpecEntry(*s, cmd.reply);
 }
 
-void Info(CoordCmd& cmd) {
+void CommandInfo(CoordCmd& cmd) {
   if (cmd.args.size() == 2) return All(cmd);
   cmd.reply.ArrayLen(cmd.args.size() - 2);
   for (size_t i = 2; i < cmd.args.size(); ++i) {
@@ -359,7 +359,7 @@ void Info(CoordCmd& cmd) {
     if (s == nullptr) {
       cmd.reply.NullBulk();
     } else {
-      Entry(*s, cmd.reply);
+      SpecEntry(*s, cmd.reply);
     }
   }
 }
@@ -376,7 +376,7 @@ void RegisterCommandCommand(CommandTable& t) {
             .flags = kFlags,
             .on_coord = All,
             .subcommands = {{.name = "count", .arity = 2, .flags = kFlags, .on_coord = Count},
-                            {.name = "info", .arity = -2, .flags = kFlags, .on_coord = Info},
+                            {.name = "info", .arity = -2, .flags = kFlags, .on_coord = CommandInfo},
                             {.name = "list", .arity = -2, .flags = kFlags, .on_coord = ListCommands},
                             {.name = "docs", .arity = -2, .flags = kFlags, .on_coord = Docs},
                             {.name = "getkeys", .arity = -4, .flags = kFlags, .on_coord = GetKeys},
@@ -384,7 +384,7 @@ void RegisterCommandCommand(CommandTable& t) {
                              .arity = -4,
                              .flags = kFlags,
                              .on_coord = GetKeysAndFlags},
-                            {.name = "help", .arity = 2, .flags = kFlags, .on_coord = Help}}});
+                            {.name = "help", .arity = 2, .flags = kFlags, .on_coord = CommandHelp}}});
 }
 
 }  // namespace rc

@@ -15,10 +15,6 @@ std::string ToUpperForTest(std::string s) {
   return s;
 }
 
-std::string Bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
-
 class DispatcherTest : public ::testing::TestWithParam<int> {
  protected:
   DispatcherTest() : h_(size_t(GetParam())) {}

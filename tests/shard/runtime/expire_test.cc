@@ -8,9 +8,6 @@
 namespace rc::testing {
 namespace {
 
-std::string Bulk(std::string_view s) {
-  return "$" + std::to_string(s.size()) + "\r\n" + std::string(s) + "\r\n";
-}
 std::string Int(int64_t v) { return ":" + std::to_string(v) + "\r\n"; }
 
 class ExpireTest : public ::testing::TestWithParam<int> {
