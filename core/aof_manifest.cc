@@ -17,7 +17,6 @@ constexpr size_t kMaxLine = 1024;
 
 constexpr char kInvalid[] = "Invalid AOF manifest file format";
 
-bool IsCSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 bool IsCPrint(char c) { return c >= 0x20 && c <= 0x7e; }
 
 // The text as a C string sees it.

@@ -28,16 +28,11 @@ bool ParseNonZeroDigits(std::string_view d, uint64_t* out) {
   return true;
 }
 
-// The set strtod skips before a number in the "C" locale. Redis rejects a leading one
-// rather than let strtod skip it, so " 1" is not a float.
-bool IsCSpace(char c) {
-  return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
-
 // Shared body of string2d and string2ld. strtod/strtold need a NUL-terminated string and
 // arguments are views into a network buffer, so copy, on the stack for any sane input.
 template <typename T, typename StrTo>
 bool ParseFloating(std::string_view s, StrTo strto, T* out) {
+  // strtod would skip a leading space; Redis refuses it, so " 1" is not a float.
   if (s.empty() || IsCSpace(s[0])) return false;
   char small[64];
   std::string large;

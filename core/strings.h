@@ -15,6 +15,9 @@ namespace rc {
 // The same bytes as Abseil's string_view: heterogeneous lookup in Abseil's containers.
 inline absl::string_view AbslView(std::string_view s) { return {s.data(), s.size()}; }
 
+// isspace in the "C" locale, without a locale lookup.
+inline bool IsCSpace(char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
+
 namespace strings_internal {
 
 inline void AppendPiece(std::string* out, std::string_view s) { out->append(s); }

@@ -20,7 +20,7 @@
 
 namespace rc {
 
-class ClientState;
+struct ClientState;
 class Dispatcher;
 class ReplySink;
 class ShardSet;

@@ -7,3 +7,14 @@ extern "C" {
 #include <lua.h>
 #include <lualib.h>
 }
+
+namespace rc {
+
+class LuaEngine;
+
+// The engine behind a C function that was registered with it as its first upvalue.
+inline LuaEngine* EngineOf(lua_State* L) {
+  return static_cast<LuaEngine*>(lua_touserdata(L, lua_upvalueindex(1)));
+}
+
+}  // namespace rc

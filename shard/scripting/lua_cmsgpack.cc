@@ -184,7 +184,7 @@ void Encode(lua_State* L, std::string* out, int level) {
   lua_pop(L, 1);
 }
 
-int Pack(lua_State* L) {
+int MsgpackPack(lua_State* L) {
   const int argc = lua_gettop(L);
   if (argc == 0) return luaL_argerror(L, 0, "MessagePack pack needs input.");
   std::string out;
@@ -360,7 +360,7 @@ int UnpackFull(lua_State* L, int limit, int offset, bool with_offset) {
   return count + 1;
 }
 
-int Unpack(lua_State* L) { return UnpackFull(L, 0, 0, false); }
+int MsgpackUnpack(lua_State* L) { return UnpackFull(L, 0, 0, false); }
 int UnpackOne(lua_State* L) { return UnpackFull(L, 1, int(luaL_optinteger(L, 2, 0)), true); }
 int UnpackLimit(lua_State* L) {
   return UnpackFull(L, int(luaL_checkinteger(L, 2)), int(luaL_optinteger(L, 3, 0)), true);
@@ -369,8 +369,8 @@ int UnpackLimit(lua_State* L) {
 }  // namespace
 
 int OpenCmsgpack(lua_State* L) {
-  static const luaL_Reg kFunctions[] = {{"pack", Pack},
-                                        {"unpack", Unpack},
+  static const luaL_Reg kFunctions[] = {{"pack", MsgpackPack},
+                                        {"unpack", MsgpackUnpack},
                                         {"unpack_one", UnpackOne},
                                         {"unpack_limit", UnpackLimit},
                                         {nullptr, nullptr}};

@@ -30,10 +30,6 @@ int64_t NowNs() {
       .count();
 }
 
-LuaEngine* EngineOf(lua_State* L) {
-  return static_cast<LuaEngine*>(lua_touserdata(L, lua_upvalueindex(1)));
-}
-
 // A string or a number, as Redis's luaGetStringSds takes it, without converting the value
 // on the stack.
 bool StringAt(lua_State* L, int idx, std::string* out) {

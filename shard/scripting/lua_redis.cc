@@ -25,10 +25,6 @@ namespace rc {
 
 namespace {
 
-LuaEngine* EngineOf(lua_State* L) {
-  return static_cast<LuaEngine*>(lua_touserdata(L, lua_upvalueindex(1)));
-}
-
 // An error table whose message already has its code (our error constants).
 void PushCodedError(lua_State* L, std::string_view msg) {
   lua_newtable(L);

@@ -139,7 +139,7 @@ void Native(void* p, size_t size, bool big) {
   for (size_t i = 0; i < size / 2; ++i) std::swap(bytes[i], bytes[size - 1 - i]);
 }
 
-int Pack(lua_State* L) {
+int StructPack(lua_State* L) {
   const char* fmt = luaL_checkstring(L, 1);
   Header h;
   int arg = 2;
@@ -200,7 +200,7 @@ int Pack(lua_State* L) {
   return 1;
 }
 
-int Unpack(lua_State* L) {
+int StructUnpack(lua_State* L) {
   Header h;
   const char* fmt = luaL_checkstring(L, 1);
   size_t ld = 0;
@@ -291,7 +291,7 @@ int Size(lua_State* L) {
 
 int OpenStruct(lua_State* L) {
   static const luaL_Reg kFunctions[] = {
-      {"pack", Pack}, {"unpack", Unpack}, {"size", Size}, {nullptr, nullptr}};
+      {"pack", StructPack}, {"unpack", StructUnpack}, {"size", Size}, {nullptr, nullptr}};
   luaL_register(L, "struct", kFunctions);
   return 1;
 }

@@ -22,7 +22,7 @@
 namespace rc {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
 
 // The values of the golden payloads, built through the types' own APIs.
 EntryPtr String(std::string_view v) { return Entry::MakeString("k", v); }
@@ -88,7 +88,7 @@ const Golden kGolden[] = {
      "650283696e6604ff0a00e3051bfa51e110cc",
      // A listpack keeps an integral score as an integer: -0 reads back as 0.
      [] {
-       return ZSetOf({{"a", 1}, {"b", 1.5}, {"c", 0}, {"d", 1e17}, {"e", kInf}, {"13", 12}});
+       return ZSetOf({{"a", 1}, {"b", 1.5}, {"c", 0}, {"d", 1e17}, {"e", kInfinity}, {"13", 12}});
      },
      "listpack"},
     {"ZADD k 1.1 a 5e18 b 1e300 c -4e18 e 0.1 f",
@@ -233,7 +233,7 @@ TEST(RdbValueTest, EveryTypeAndEncodingRoundTrips) {
   RoundTrip(*ZSetOf(members));  // skiplist
   members.resize(100);
   RoundTrip(*ZSetOf(members));  // listpack
-  RoundTrip(*ZSetOf({{"a", -kInf}, {"b", 4.7e-310}, {"c", 1e200}, {"d", 0.5}}));
+  RoundTrip(*ZSetOf({{"a", -kInfinity}, {"b", 4.7e-310}, {"c", 1e200}, {"d", 0.5}}));
 }
 
 // Redis's rdbLoadObject converts by the loading server's limits, not the writer's.

@@ -18,9 +18,9 @@ namespace {
 
 class DiffListRandomTest : public DiffTest {};
 
-class Generator {
+class ListGenerator {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
+  explicit ListGenerator(uint32_t seed) : rng_(seed) {}
 
   Args Next() {
     switch (Pick(30)) {
@@ -124,7 +124,7 @@ TEST_P(DiffListRandomTest, SeededCommandsWithTransactions) {
     const uint32_t seed = s.value;
     s.Begin();
     Same({"CONFIG", "SET", "list-max-listpack-size", seed % 2 ? "3" : "-2"});
-    Generator gen(seed * 104729 + uint32_t(threads()));
+    ListGenerator gen(seed * 104729 + uint32_t(threads()));
     for (int i = 0; i < kSteps && !s.Expired(); ++i) {
       std::vector<Args> cmds;
       if (gen.Pick(12) == 0) {

@@ -57,7 +57,7 @@ size_t ResultLength(const std::vector<std::string_view>& srcs) {
   return len;
 }
 
-std::string Combine(bits::BitOpKind op, const std::vector<std::string_view>& srcs) {
+std::string BitCombine(bits::BitOpKind op, const std::vector<std::string_view>& srcs) {
   const size_t len = ResultLength(srcs);
   std::string out(len, '\0');
   bits::BitOp(op, srcs, out.data(), len);
@@ -112,7 +112,7 @@ void BitOpCmd(ShardCmd& cmd) {
   }
   const size_t len = ResultLength(srcs);
   if (!CombineInPlace(cmd.shard, cmd.args[2], op, srcs, len)) {
-    StoreResult(cmd.shard, cmd.args[2], Combine(op, srcs));
+    StoreResult(cmd.shard, cmd.args[2], BitCombine(op, srcs));
   }
   cmd.reply.Integer(int64_t(len));
 }
@@ -158,7 +158,7 @@ void BitOpCoord(CoordCmd& cmd) {
             if (s.bytes) srcs[item - 1] = *s.bytes;
           }
         }
-        return Result{false, Combine(op, srcs)};
+        return Result{false, BitCombine(op, srcs)};
       },
       [groups](Shard& shard, size_t gi, const Result& r) {
         // Items are in argument order within a group, so the destination leads its own.

@@ -125,7 +125,7 @@ Found ReadKeys(Shard& shard, const KeyGroups& groups, size_t gi, bool compress) 
 }
 
 // The reply: +OK (`error` empty), +NOKEY (`nokey`) or the error.
-struct Outcome {
+struct MigrateOutcome {
   bool nokey = false;
   std::string error;
   void Reply(ReplyBuilder& rb) const {
@@ -137,7 +137,7 @@ struct Outcome {
 // On the client's thread once the target answered: deletes what it acknowledged (not
 // with COPY) and releases the locks, then replies.
 void Finish(ShardThread* self, ShardSet* shards, std::shared_ptr<const LockSet> locks,
-            std::shared_ptr<std::vector<bool>> gone, DeferredReply out, Outcome outcome) {
+            std::shared_ptr<std::vector<bool>> gone, DeferredReply out, MigrateOutcome outcome) {
   FanOut<bool>(
       *self, *shards, locks->groups->shards(),
       [locks, gone](Shard& shard, size_t gi) {

@@ -58,14 +58,14 @@ bool PopOne(Shard& shard, Entry* e, List::End end, std::string* elem) {
 }
 
 // Where a key stands for LMOVE / LMPOP.
-struct KeySeen {
+struct LMoveSeen {
   bool exists = false;
   bool wrongtype = false;
   std::string elem;  // LMOVE's source: the element it gives
 };
 
-KeySeen See(Shard& shard, std::string_view key, const List::End* give) {
-  KeySeen k;
+LMoveSeen See(Shard& shard, std::string_view key, const List::End* give) {
+  LMoveSeen k;
   Entry* e = shard.Find(key);
   if (e == nullptr) return k;
   k.exists = true;
@@ -78,7 +78,7 @@ KeySeen See(Shard& shard, std::string_view key, const List::End* give) {
   return k;
 }
 
-struct MovePlan {
+struct LMovePlan {
   std::string error;
   bool move = false;  // false without error: the source is missing (a null reply)
   std::string elem;
@@ -158,10 +158,10 @@ void MoveCoord(CoordCmd& cmd, std::string_view src, std::string_view dst, List::
         const bool is_src = groups->Items(gi)[0] == 0;
         return std::make_pair(is_src, See(shard, groups->Args(gi)[0], is_src ? &from : nullptr));
       },
-      [](std::vector<std::pair<bool, KeySeen>>& seen) {
-        KeySeen s, d;
+      [](std::vector<std::pair<bool, LMoveSeen>>& seen) {
+        LMoveSeen s, d;
         for (auto& [is_src, k] : seen) (is_src ? s : d) = std::move(k);
-        MovePlan p;
+        LMovePlan p;
         if (!s.exists) return p;
         if (s.wrongtype || d.wrongtype) {
           p.error = std::string(err::kWrongType);
@@ -171,7 +171,7 @@ void MoveCoord(CoordCmd& cmd, std::string_view src, std::string_view dst, List::
         p.elem = std::move(s.elem);
         return p;
       },
-      [groups, server, from, to](Shard& shard, size_t gi, const MovePlan& p) {
+      [groups, server, from, to](Shard& shard, size_t gi, const LMovePlan& p) {
         if (!p.move) return;
         const std::string_view key = groups->Args(gi)[0];
         if (groups->Items(gi)[0] == 0) {
@@ -184,7 +184,7 @@ void MoveCoord(CoordCmd& cmd, std::string_view src, std::string_view dst, List::
           PushList(shard, *server, key, shard.Find(key), to, one);
         }
       },
-      [out](const MovePlan& p) {
+      [out](const LMovePlan& p) {
         out.Send([&](ReplyBuilder& rb) {
           if (!p.error.empty()) return rb.Error(p.error);
           if (!p.move) return rb.NullBulk();
@@ -220,14 +220,14 @@ void MPopCoord(CoordCmd& cmd, std::vector<std::string_view> keys, List::End end,
   LockedReadThenWrite(
       cmd, LockKeys(groups),
       [groups](Shard& shard, size_t gi) {
-        std::vector<std::pair<uint32_t, KeySeen>> seen;
+        std::vector<std::pair<uint32_t, LMoveSeen>> seen;
         for (size_t k = 0; k < groups->Items(gi).size(); ++k) {
           seen.emplace_back(groups->Items(gi)[k], See(shard, groups->Args(gi)[k], nullptr));
         }
         return seen;
       },
-      [groups](std::vector<std::vector<std::pair<uint32_t, KeySeen>>>& parts) {
-        std::vector<const KeySeen*> by_item(groups->item_count());
+      [groups](std::vector<std::vector<std::pair<uint32_t, LMoveSeen>>>& parts) {
+        std::vector<const LMoveSeen*> by_item(groups->item_count());
         for (const auto& part : parts) {
           for (const auto& [item, k] : part) by_item[item] = &k;
         }

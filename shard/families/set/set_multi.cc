@@ -6,7 +6,7 @@
 //   lock every key ─▶ each shard copies its sources out ─▶ the connection's thread
 //   combines them ─▶ the destination's shard stores the result; all release ─▶ reply
 //
-// The arithmetic (Combine) is shared by both paths. Results are built as Redis builds
+// The arithmetic (SetCombine) is shared by both paths. Results are built as Redis builds
 // them (createIntsetObject, then setTypeAdd), so their encoding and, for an intset, their
 // order match Redis's.
 
@@ -57,10 +57,10 @@ SourceSet ReadSource(Shard& shard, std::string_view key) {
   return s;
 }
 
-enum class SetOp { kUnion, kInter, kDiff };
+enum class SetOperation { kUnion, kInter, kDiff };
 
 struct OpSpec {
-  SetOp op = SetOp::kUnion;
+  SetOperation op = SetOperation::kUnion;
   bool store = false;
   bool card_only = false;  // SINTERCARD
   int64_t limit = 0;       // SINTERCARD LIMIT; 0: none
@@ -68,15 +68,15 @@ struct OpSpec {
   std::string_view event;  // the STORE form's keyspace event
 };
 
-struct Outcome {
+struct SetOpOutcome {
   std::string error;
   // The result (nullptr when empty); the destination's write step moves it out.
   mutable std::unique_ptr<MemberSet> set;
   int64_t size = 0;  // members of the result, or SINTERCARD's count
 };
 
-Outcome Combine(const OpSpec& spec, std::vector<SourceSet>& src) {
-  Outcome o;
+SetOpOutcome SetCombine(const OpSpec& spec, std::vector<SourceSet>& src) {
+  SetOpOutcome o;
   for (const SourceSet& s : src) {
     if (s.wrongtype) {
       o.error = std::string(err::kWrongType);
@@ -88,7 +88,7 @@ Outcome Combine(const OpSpec& spec, std::vector<SourceSet>& src) {
   };
   std::vector<std::string_view> result;
   switch (spec.op) {
-    case SetOp::kInter: {
+    case SetOperation::kInter: {
       if (std::any_of(src.begin(), src.end(), [](const SourceSet& s) { return !s.exists; })) break;
       std::vector<size_t> order(src.size());
       std::iota(order.begin(), order.end(), 0);
@@ -106,11 +106,11 @@ Outcome Combine(const OpSpec& spec, std::vector<SourceSet>& src) {
       }
       break;
     }
-    case SetOp::kUnion:
+    case SetOperation::kUnion:
       for (const SourceSet& s : src)
         result.insert(result.end(), s.members.begin(), s.members.end());
       break;
-    case SetOp::kDiff: {
+    case SetOperation::kDiff: {
       if (!src[0].exists) break;
       std::vector<absl::flat_hash_set<std::string_view>> others;
       for (size_t i = 1; i < src.size(); ++i) others.push_back(lookup(src[i]));
@@ -134,7 +134,7 @@ Outcome Combine(const OpSpec& spec, std::vector<SourceSet>& src) {
   return o;
 }
 
-void ReplyOutcome(ReplyBuilder& rb, const OpSpec& spec, const Outcome& o) {
+void ReplyOutcome(ReplyBuilder& rb, const OpSpec& spec, const SetOpOutcome& o) {
   if (!o.error.empty()) return rb.Error(o.error);
   if (spec.store || spec.card_only) return rb.Integer(o.size);
   rb.SetLen(size_t(o.size));
@@ -142,7 +142,7 @@ void ReplyOutcome(ReplyBuilder& rb, const OpSpec& spec, const Outcome& o) {
 }
 
 // Stores a STORE form's result under `dst` on its shard (an empty one deletes it).
-void StoreResult(Shard& shard, std::string_view dst, const OpSpec& spec, const Outcome& o) {
+void StoreResult(Shard& shard, std::string_view dst, const OpSpec& spec, const SetOpOutcome& o) {
   if (!o.error.empty()) return;
   shard.StoreNotify(dst, o.set != nullptr ? Value(std::move(o.set)) : Value(), kNotifySet,
                     spec.event);
@@ -170,24 +170,24 @@ void RunCoord(CoordCmd& cmd, std::vector<std::string_view> keys,
         if (item >= first_source) sources[item - first_source] = std::move(parts[gi][k]);
       }
     }
-    return Combine(*spec, sources);
+    return SetCombine(*spec, sources);
   };
   DeferredReply out(cmd);
   if (!spec->store) {
     return LockedFanOut<std::vector<SourceSet>>(
         cmd, LockKeys(groups), read,
         [out, combine, spec](std::vector<std::vector<SourceSet>>& parts) {
-          Outcome o = combine(parts);
+          SetOpOutcome o = combine(parts);
           out.Send([&](ReplyBuilder& rb) { ReplyOutcome(rb, *spec, o); });
         });
   }
   LockedReadThenWrite(
       cmd, LockKeys(groups), read, combine,
-      [groups, spec](Shard& shard, size_t gi, const Outcome& o) {
+      [groups, spec](Shard& shard, size_t gi, const SetOpOutcome& o) {
         // Items are in argument order within a group: the destination leads its group.
         if (groups->Items(gi)[0] == 0) StoreResult(shard, groups->Args(gi)[0], *spec, o);
       },
-      [out, spec](const Outcome& o) {
+      [out, spec](const SetOpOutcome& o) {
         out.Send([&](ReplyBuilder& rb) { ReplyOutcome(rb, *spec, o); });
       });
 }
@@ -198,30 +198,30 @@ void RunLocal(ShardCmd& cmd, ArgList keys, const OpSpec& spec) {
   for (size_t i = spec.store ? 1 : 0; i < keys.size(); ++i) {
     sources.push_back(ReadSource(cmd.shard, keys[i]));
   }
-  Outcome o = Combine(spec, sources);
+  SetOpOutcome o = SetCombine(spec, sources);
   // Redis raises a STORE form's event after its reply.
   ReplyOutcome(cmd.reply, spec, o);
   if (spec.store) StoreResult(cmd.shard, keys[0], spec, o);
 }
 
-OpSpec SpecFor(const ServerState& server, SetOp op, bool store) {
+OpSpec SpecFor(const ServerState& server, SetOperation op, bool store) {
   OpSpec spec;
   spec.op = op;
   spec.store = store;
   spec.limits = SetLimits(server);
-  spec.event = op == SetOp::kInter   ? "sinterstore"
-               : op == SetOp::kUnion ? "sunionstore"
+  spec.event = op == SetOperation::kInter   ? "sinterstore"
+               : op == SetOperation::kUnion ? "sunionstore"
                                      : "sdiffstore";
   return spec;
 }
 
-template <SetOp kOp, bool kStore>
+template <SetOperation kOp, bool kStore>
 void SetOpLocal(ShardCmd& cmd) {
   RunLocal(cmd, ArgList(cmd.args.data() + 1, cmd.args.size() - 1),
            SpecFor(cmd.server, kOp, kStore));
 }
 
-template <SetOp kOp, bool kStore>
+template <SetOperation kOp, bool kStore>
 void SetOpCoord(CoordCmd& cmd) {
   RunCoord(cmd, std::vector<std::string_view>(cmd.args.begin() + 1, cmd.args.end()),
            std::make_shared<const OpSpec>(SpecFor(cmd.server, kOp, kStore)));
@@ -237,7 +237,7 @@ void SInterCard(CoordCmd& cmd) {
     return cmd.reply.Error("ERR Number of keys can't be greater than number of args");
   }
   auto spec = std::make_shared<OpSpec>();
-  spec->op = SetOp::kInter;
+  spec->op = SetOperation::kInter;
   spec->card_only = true;
   for (size_t j = 2 + size_t(numkeys); j < cmd.args.size(); ++j) {
     if (EqualsIgnoreCase(cmd.args[j], "LIMIT") && j + 1 < cmd.args.size()) {
@@ -256,20 +256,20 @@ void SInterCard(CoordCmd& cmd) {
 // ---- SMOVE source destination member ----
 
 // What SMOVE does once it has seen both keys, as Redis 7.0's smoveCommand decides.
-struct MovePlan {
+struct SMovePlan {
   std::string error;
   int64_t reply = 0;
   bool move = false;  // remove from the source, add to the destination
 };
 
-struct KeySeen {
+struct SMoveSeen {
   bool exists = false;
   bool wrongtype = false;
   bool has_member = false;
 };
 
-KeySeen See(Shard& shard, std::string_view key, std::string_view member) {
-  KeySeen k;
+SMoveSeen See(Shard& shard, std::string_view key, std::string_view member) {
+  SMoveSeen k;
   Entry* e = shard.Find(key);
   if (e == nullptr) return k;
   k.exists = true;
@@ -278,8 +278,8 @@ KeySeen See(Shard& shard, std::string_view key, std::string_view member) {
   return k;
 }
 
-MovePlan DecideMove(const KeySeen& src, const KeySeen& dst, bool same_key) {
-  MovePlan p;
+SMovePlan DecideMove(const SMoveSeen& src, const SMoveSeen& dst, bool same_key) {
+  SMovePlan p;
   if (!src.exists) return p;
   if (src.wrongtype || dst.wrongtype) {
     p.error = std::string(err::kWrongType);
@@ -321,9 +321,9 @@ void MoveIn(Shard& shard, const ServerState& server, std::string_view key,
 }
 
 void SMove(ShardCmd& cmd) {
-  const KeySeen src = See(cmd.shard, cmd.args[1], cmd.args[3]);
-  const KeySeen dst = See(cmd.shard, cmd.args[2], cmd.args[3]);
-  const MovePlan p = DecideMove(src, dst, cmd.args[1] == cmd.args[2]);
+  const SMoveSeen src = See(cmd.shard, cmd.args[1], cmd.args[3]);
+  const SMoveSeen dst = See(cmd.shard, cmd.args[2], cmd.args[3]);
+  const SMovePlan p = DecideMove(src, dst, cmd.args[1] == cmd.args[2]);
   if (!p.error.empty()) return cmd.reply.Error(p.error);
   if (p.move) {
     MoveOut(cmd.shard, cmd.args[1], cmd.args[3]);
@@ -343,12 +343,12 @@ void SMoveCoord(CoordCmd& cmd) {
       [groups, member](Shard& shard, size_t gi) {
         return std::make_pair(groups->Items(gi)[0], See(shard, groups->Args(gi)[0], *member));
       },
-      [](std::vector<std::pair<uint32_t, KeySeen>>& seen) {
-        KeySeen src, dst;
+      [](std::vector<std::pair<uint32_t, SMoveSeen>>& seen) {
+        SMoveSeen src, dst;
         for (const auto& [item, k] : seen) (item == 0 ? src : dst) = k;
         return DecideMove(src, dst, false);
       },
-      [groups, member, server](Shard& shard, size_t gi, const MovePlan& p) {
+      [groups, member, server](Shard& shard, size_t gi, const SMovePlan& p) {
         if (!p.move) return;
         if (groups->Items(gi)[0] == 0) {
           MoveOut(shard, groups->Args(gi)[0], *member);
@@ -356,7 +356,7 @@ void SMoveCoord(CoordCmd& cmd) {
           MoveIn(shard, *server, groups->Args(gi)[0], *member);
         }
       },
-      [out](const MovePlan& p) {
+      [out](const SMovePlan& p) {
         out.Send([&](ReplyBuilder& rb) {
           if (!p.error.empty()) return rb.Error(p.error);
           rb.Integer(p.reply);
@@ -380,38 +380,38 @@ void RegisterSetMultiCommands(CommandTable& t) {
          .arity = -2,
          .flags = kR,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kInter, false>,
-         .on_coord = SetOpCoord<SetOp::kInter, false>});
+         .on_shard = SetOpLocal<SetOperation::kInter, false>,
+         .on_coord = SetOpCoord<SetOperation::kInter, false>});
   f.Add({.name = "sunion",
          .arity = -2,
          .flags = kR,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kUnion, false>,
-         .on_coord = SetOpCoord<SetOp::kUnion, false>});
+         .on_shard = SetOpLocal<SetOperation::kUnion, false>,
+         .on_coord = SetOpCoord<SetOperation::kUnion, false>});
   f.Add({.name = "sdiff",
          .arity = -2,
          .flags = kR,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kDiff, false>,
-         .on_coord = SetOpCoord<SetOp::kDiff, false>});
+         .on_shard = SetOpLocal<SetOperation::kDiff, false>,
+         .on_coord = SetOpCoord<SetOperation::kDiff, false>});
   f.Add({.name = "sinterstore",
          .arity = -3,
          .flags = kW,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kInter, true>,
-         .on_coord = SetOpCoord<SetOp::kInter, true>});
+         .on_shard = SetOpLocal<SetOperation::kInter, true>,
+         .on_coord = SetOpCoord<SetOperation::kInter, true>});
   f.Add({.name = "sunionstore",
          .arity = -3,
          .flags = kW,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kUnion, true>,
-         .on_coord = SetOpCoord<SetOp::kUnion, true>});
+         .on_shard = SetOpLocal<SetOperation::kUnion, true>,
+         .on_coord = SetOpCoord<SetOperation::kUnion, true>});
   f.Add({.name = "sdiffstore",
          .arity = -3,
          .flags = kW,
          .keys = {1, -1, 1},
-         .on_shard = SetOpLocal<SetOp::kDiff, true>,
-         .on_coord = SetOpCoord<SetOp::kDiff, true>});
+         .on_shard = SetOpLocal<SetOperation::kDiff, true>,
+         .on_coord = SetOpCoord<SetOperation::kDiff, true>});
   f.Add(
       {.name = "sintercard", .arity = -3, .flags = kR, .on_coord = SInterCard, .numkeys_index = 1});
 }

@@ -13,9 +13,7 @@ namespace rc {
 
 namespace {
 
-using Type = RangeQuery::Type;
-
-void ZRangeGeneric(ShardCmd& cmd, Type type, bool rev, bool fixed_dir) {
+void ZRangeGeneric(ShardCmd& cmd, RangeQuery::Type type, bool rev, bool fixed_dir) {
   RangeQuery q;
   q.type = type;
   q.rev = rev;
@@ -31,12 +29,12 @@ void ZRangeGeneric(ShardCmd& cmd, Type type, bool rev, bool fixed_dir) {
   Walk(z, w, [&](std::string_view m, double s) { ReplyScored(cmd.reply, m, s, q.withscores); });
 }
 
-void ZRange(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kAuto, false, false); }
-void ZRevRange(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kRank, true, true); }
-void ZRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kScore, false, true); }
-void ZRevRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kScore, true, true); }
-void ZRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kLex, false, true); }
-void ZRevRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, Type::kLex, true, true); }
+void ZRange(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kAuto, false, false); }
+void ZRevRange(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kRank, true, true); }
+void ZRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kScore, false, true); }
+void ZRevRangeByScore(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kScore, true, true); }
+void ZRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kLex, false, true); }
+void ZRevRangeByLex(ShardCmd& cmd) { ZRangeGeneric(cmd, RangeQuery::Type::kLex, true, true); }
 
 }  // namespace
 

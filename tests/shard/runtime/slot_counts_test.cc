@@ -20,7 +20,7 @@
 namespace rc {
 namespace {
 
-constexpr int64_t kForever = INT64_MAX / 4;
+constexpr int64_t kNoDeadline = INT64_MAX / 4;
 
 // cluster-enabled is read when the shard is built, so it is set before.
 struct ClusterServer {
@@ -111,7 +111,7 @@ TEST_F(SlotCountsShardTest, ExpiryLazyActiveAndPaused) {
 TEST_F(SlotCountsShardTest, Eviction) {
   for (int i = 0; i < 200; ++i) shard_.SetString("{v}" + std::to_string(i), std::string(64, 'x'));
   const size_t freed =
-      shard_.evictor().Evict(EvictionPolicy::kAllKeysRandom, 50 * 100, kForever, 5);
+      shard_.evictor().Evict(EvictionPolicy::kAllKeysRandom, 50 * 100, kNoDeadline, 5);
   EXPECT_GT(freed, 0u);
   EXPECT_EQ(InSlot("{v}"), shard_.size());
   EXPECT_LT(shard_.size(), 200u);
