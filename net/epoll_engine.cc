@@ -25,9 +25,12 @@ constexpr size_t kReadSize = 64 * 1024;
 constexpr int kReadsPerEvent = 4;
 constexpr int kAcceptsPerEvent = 64;
 // epoll data of the two fds that are not connections (a Connection* is never 0 or 1).
-constexpr uint64_t kListenerTag = 0;
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kNodeListenerTag = 2;
+// Main listener i is tagged kListenerTag + i (at most 16 bind addresses); a connection
+// by its pointer, which is never that small.
+constexpr uint64_t kListenerTag = 16;
+constexpr uint64_t kListenerTagEnd = kListenerTag + 64;
 
 bool AddFd(int epoll_fd, int fd, uint32_t events, uint64_t data) {
   epoll_event ev{};
@@ -61,7 +64,9 @@ bool EpollReactor::Init(std::string* error) {
   }
   // accept4 must never block the loop: another thread's listener shares the port, but a
   // connection that is reset before we take it would leave accept waiting.
-  for (int fd : {listen_fd_, node_listen_fd_}) {
+  std::vector<int> listeners = listen_fds_;
+  listeners.push_back(node_listen_fd_);
+  for (int fd : listeners) {
     if (fd < 0) continue;
     int flags = fcntl(fd, F_GETFL);
     if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0) {
@@ -75,7 +80,9 @@ bool EpollReactor::Init(std::string* error) {
 }
 
 void EpollReactor::StartAccepting() {
-  AddFd(epoll_fd_, listen_fd_, EPOLLIN, kListenerTag);
+  for (size_t i = 0; i < listen_fds_.size(); ++i) {
+    AddFd(epoll_fd_, listen_fds_[i], EPOLLIN, kListenerTag + i);
+  }
   if (node_listen_fd_ >= 0) AddFd(epoll_fd_, node_listen_fd_, EPOLLIN, kNodeListenerTag);
 }
 
@@ -116,8 +123,10 @@ void EpollReactor::HandleEvents() {
   const int level = this->level();
   for (int i = 0; i < ready_[level]; ++i) {
     const epoll_event& ev = events_[level][size_t(i)];
-    if (ev.data.u64 == kListenerTag || ev.data.u64 == kNodeListenerTag) {
-      AcceptReady(ev.data.u64 == kNodeListenerTag);
+    if (ev.data.u64 >= kListenerTag && ev.data.u64 < kListenerTagEnd) {
+      AcceptReady(listen_fds_[ev.data.u64 - kListenerTag], false);
+    } else if (ev.data.u64 == kNodeListenerTag) {
+      AcceptReady(node_listen_fd_, true);
     } else if (ev.data.u64 == kWakeTag) {
       eventfd_t ignored;
       eventfd_read(event_fd_, &ignored);
@@ -131,10 +140,9 @@ void EpollReactor::HandleEvents() {
   ready_[level] = 0;
 }
 
-void EpollReactor::AcceptReady(bool node) {
+void EpollReactor::AcceptReady(int listener, bool node) {
   for (int i = 0; i < kAcceptsPerEvent; ++i) {
-    int fd = accept4(node ? node_listen_fd_ : listen_fd_, nullptr, nullptr,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
+    int fd = accept4(listener, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       return;  // EAGAIN: all taken; EMFILE and the like: try again next turn

@@ -40,7 +40,7 @@ class EpollReactor final : public Reactor {
   void Send(Connection* c) override;
   void Forget(Connection* c) override;
 
-  void AcceptReady(bool node);
+  void AcceptReady(int listener, bool node);
   void ReadReady(Connection* c);
   // Watches EPOLLOUT on c (waiting for the socket to take more) or stops.
   void WatchWritable(Connection* c, bool on);

@@ -40,7 +40,8 @@ std::string SocketAddress(int fd, bool peer) {
   } else if (ss.ss_family == AF_INET6) {
     auto* a = reinterpret_cast<sockaddr_in6*>(&ss);
     inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof(ip));
-    port = ntohs(a->sin6_port);
+    // Redis's formatAddr: an IPv6 address in brackets, so the port stays readable.
+    return StrCat("[", ip, "]:", ntohs(a->sin6_port));
   }
   return StrCat(ip, ":", port);
 }
@@ -79,8 +80,8 @@ std::string ErrnoText(int err) {
   return StrCat(name != nullptr ? name : StrCat("errno ", err), " (", std::strerror(err), ")");
 }
 
-Reactor::Reactor(uint32_t id, int listen_fd, ReactorShared& shared)
-    : id_(id), listen_fd_(listen_fd), shared_(shared), shards_(*shared.shards) {
+Reactor::Reactor(uint32_t id, std::vector<int> listen_fds, ReactorShared& shared)
+    : id_(id), listen_fds_(std::move(listen_fds)), shared_(shared), shards_(*shared.shards) {
   parser_limits_.max_bulk_len = shared.server->config.proto_max_bulk_len;
 }
 

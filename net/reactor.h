@@ -64,8 +64,8 @@ class RemoteWaker {
 
 class Reactor : public Waker, public BusyTurn {
  public:
-  // `listen_fd` stays owned by the caller.
-  Reactor(uint32_t id, int listen_fd, ReactorShared& shared);
+  // `listen_fds`, one per bind address, stay owned by the caller.
+  Reactor(uint32_t id, std::vector<int> listen_fds, ReactorShared& shared);
   // Before Init: this thread is also cluster node `node_port`, listening on `fd` (owned by
   // the caller); its connections may only touch this shard's slots.
   void SetNodeListener(int fd, int node_port) {
@@ -108,7 +108,7 @@ class Reactor : public Waker, public BusyTurn {
 
  protected:
   // ---- Engine hooks, all called on the reactor's thread.
-  // Starts taking connections from listen_fd_ and node_listen_fd_ if any (once, at the
+  // Starts taking connections from listen_fds_ and node_listen_fd_ if any (once, at the
   // top of Run).
   virtual void StartAccepting() = 0;
   // Handles every event gathered by the last Poll (or already completed, io_uring).
@@ -152,7 +152,7 @@ class Reactor : public Waker, public BusyTurn {
   bool nested() const { return nested_; }
 
   const uint32_t id_;
-  const int listen_fd_;
+  const std::vector<int> listen_fds_;
   int node_listen_fd_ = -1;  // this thread's cluster node port, or -1
   int node_port_ = 0;
   ReactorShared& shared_;

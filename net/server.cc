@@ -56,7 +56,9 @@ Server::~Server() {
   // Out of LISTEN before the rings go: the kernel tears a ring down after close, and its
   // pending accepts hold the listeners that long (up to ~100 ms seen), during which the
   // port refused a restarted server and a connection to it waited on a dead backlog.
-  for (int fd : listen_fds_) ::shutdown(fd, SHUT_RDWR);
+  for (const std::vector<int>& fds : listen_fds_) {
+    for (int fd : fds) ::shutdown(fd, SHUT_RDWR);
+  }
   for (int fd : node_listen_fds_) ::shutdown(fd, SHUT_RDWR);
   {
     // The signal thread may still be waking the reactors: let it finish, and let no later
@@ -65,30 +67,41 @@ Server::~Server() {
     remote_waker_.reset();
   }
   reactors_.clear();
-  for (int fd : listen_fds_) ::close(fd);
+  for (const std::vector<int>& fds : listen_fds_) {
+    for (int fd : fds) ::close(fd);
+  }
   for (int fd : node_listen_fds_) ::close(fd);
 }
 
-int Server::BindListener(int port, BindMode mode, int* bound_port, std::string* error) {
+int Server::BindListener(const std::string& host, int port, BindMode mode, int* bound_port,
+                         std::string* error, int* err_no) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   hints.ai_flags = AI_PASSIVE;
-  std::string host = state_.config.bind;
-  if (host == "*") host = "0.0.0.0";
   addrinfo* res = nullptr;
   std::string service = std::to_string(port);
   int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &res);
   if (rc != 0) {
     *error = StrCat("cannot resolve bind address '", host, "': ", gai_strerror(rc));
+    if (err_no != nullptr) *err_no = rc == EAI_FAMILY ? EAFNOSUPPORT : EADDRNOTAVAIL;
     return -1;
   }
   int fd = socket(res->ai_family, res->ai_socktype | SOCK_CLOEXEC, 0);
+  if (fd < 0) {
+    if (err_no != nullptr) *err_no = errno;
+    *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
+    freeaddrinfo(res);
+    return -1;
+  }
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+  // As Redis: an IPv6 socket takes IPv6 only, so "*" and "::*" can both be bound.
+  if (res->ai_family == AF_INET6) setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
   if (mode == BindMode::kListenShared) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof(one));
   if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 ||
       (mode != BindMode::kProbe && listen(fd, state_.config.tcp_backlog) < 0)) {
+    if (err_no != nullptr) *err_no = errno;
     *error = StrCat("could not listen on ", host, ":", port, ": ", std::strerror(errno));
     ::close(fd);
     freeaddrinfo(res);
@@ -109,18 +122,47 @@ int Server::BindListener(int port, BindMode mode, int* bound_port, std::string* 
 
 bool Server::Listen(int count, std::string* error) {
   int port = state_.config.port;
-  // SO_REUSEPORT would let this process join the listeners of another one on the port
-  // (a second ringcache started by mistake): each would get part of the clients and its
-  // own copy of the keys. A socket bound without it fails while anyone listens, as Redis
-  // fails to start on a taken port.
-  int unused;
-  if (port > 0 && BindListener(port, BindMode::kProbe, &unused, error) < 0) return false;
-  for (int i = 0; i < count; ++i) {
-    // One listener per thread on the same port: the kernel spreads connections. With an
-    // ephemeral port, the other threads' listeners join the one the kernel chose.
-    int fd = BindListener(port, BindMode::kListenShared, &port, error);
-    if (fd < 0) return false;
-    listen_fds_.push_back(fd);
+  listen_fds_.assign(size_t(count), {});
+  for (const BindAddress& addr : BindAddresses(state_.config.bind)) {
+    // SO_REUSEPORT would let this process join the listeners of another one on the port
+    // (a second ringcache started by mistake): each would get part of the clients and
+    // its own copy of the keys. A socket bound without it fails while anyone listens, as
+    // Redis fails to start on a taken port.
+    int unused, err_no = 0;
+    std::string why;
+    // Redis's anetTcpServer skips an optional address for these, as an IPv6 one on a
+    // host without IPv6.
+    auto skipped = [&] {
+      if (!addr.optional || (err_no != EADDRNOTAVAIL && err_no != EAFNOSUPPORT &&
+                             err_no != EPROTONOSUPPORT && err_no != ESOCKTNOSUPPORT &&
+                             err_no != EPFNOSUPPORT && err_no != ENOPROTOOPT)) {
+        *error = why;
+        return false;
+      }
+      Log(LogLevel::kWarning, "Could not create server TCP listening socket ", addr.host, ":",
+          port, " (optional, skipped): ", why);
+      return true;
+    };
+    if (port > 0 && BindListener(addr.host, port, BindMode::kProbe, &unused, &why, &err_no) < 0) {
+      if (skipped()) continue;
+      return false;
+    }
+    for (int i = 0; i < count; ++i) {
+      // One listener per thread on the same port: the kernel spreads connections. With
+      // an ephemeral port, the other listeners join the one the kernel chose.
+      int fd = BindListener(addr.host, port, BindMode::kListenShared, &port, &why, &err_no);
+      if (fd < 0) {
+        if (i == 0 && skipped()) break;  // port 0: no probe came first
+        *error = why;
+        return false;
+      }
+      listen_fds_[size_t(i)].push_back(fd);
+      if (first_bound_.empty()) first_bound_ = addr.host;
+    }
+  }
+  if (count > 0 && listen_fds_[0].empty()) {
+    *error = StrCat("no address of bind '", state_.config.bind, "' could be bound");
+    return false;
   }
   state_.bound_port = port;
   return true;
@@ -139,7 +181,7 @@ bool Server::ListenNodes(int count, std::string* error) {
       *error = StrCat("cluster node port of thread ", i, " would be ", port, ", above 65535");
       return false;
     }
-    int fd = BindListener(port, BindMode::kListen, &port, error);
+    int fd = BindListener(FirstBound(), port, BindMode::kListen, &port, error);
     if (fd < 0) return false;
     node_listen_fds_.push_back(fd);
     ports.push_back(port);
@@ -207,12 +249,12 @@ bool Server::Start(std::string* error) {
       " bind=", state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
   if (state_.config.metrics_port > 0) {
     metrics_ = std::make_unique<MetricsServer>(*shards_, state_, table_);
-    if (!metrics_->Start(state_.config.bind, state_.config.metrics_port, error)) {
+    if (!metrics_->Start(FirstBound(), state_.config.metrics_port, error)) {
       state_.RequestShutdown();
       Wait();
       return false;
     }
-    Log(LogLevel::kNotice, "Metrics on http://", state_.config.bind, ":", metrics_->port(),
+    Log(LogLevel::kNotice, "Metrics on http://", FirstBound(), ":", metrics_->port(),
         "/metrics");
   }
   for (size_t i = 0; i < node_ports_.size(); ++i) {

@@ -52,12 +52,18 @@ class Server {
     kListenShared,  // one of a SO_REUSEPORT group: the kernel spreads connections
     kProbe,         // bind only, then close: fails while anyone listens on the port
   };
-  // A socket on `port` (0: ephemeral) of the bind address; -1 and *error on failure.
-  // *bound_port gets the port it is bound to. kProbe returns 0 on success.
-  int BindListener(int port, BindMode mode, int* bound_port, std::string* error);
-  // One listener per thread on the main port (SO_REUSEPORT), once no other process
-  // listens there.
+  // A socket on `port` (0: ephemeral) of `host`; -1 and *error on failure, with *err_no
+  // the failed call's errno. *bound_port gets the port it is bound to. kProbe returns 0
+  // on success.
+  int BindListener(const std::string& host, int port, BindMode mode, int* bound_port,
+                   std::string* error, int* err_no = nullptr);
+  // One listener per thread and bind address on the main port (SO_REUSEPORT), once no
+  // other process listens there. An optional address ("-" in `bind`) that this host
+  // cannot bind is skipped, as Redis skips it; at least one address must be bound.
   bool Listen(int count, std::string* error);
+  // The first address Listen bound: the cluster node ports and the metrics endpoint
+  // listen there.
+  const std::string& FirstBound() const { return first_bound_; }
   // cluster-enabled without a map file: one more listener per thread, its cluster node
   // port (docs/CLUSTER.md), and the map of those nodes.
   bool ListenNodes(int count, std::string* error);
@@ -89,7 +95,9 @@ class Server {
   // before the shards its results are posted to go.
   std::unique_ptr<ThreadPool> network_io_;
   ReactorShared shared_;
-  std::vector<int> listen_fds_;       // one per reactor, closed after the reactors are gone
+  // [reactor][bind address]: closed after the reactors are gone.
+  std::vector<std::vector<int>> listen_fds_;
+  std::string first_bound_;
   std::vector<int> node_listen_fds_;  // per-thread cluster node ports, likewise
   std::vector<int> node_ports_;
   // Wakes the reactors from threads without one; replaced only while no reactor runs.

@@ -96,10 +96,12 @@ io_uring_sqe* UringReactor::GetSqe() {
   return sqe;
 }
 
-void UringReactor::ArmAccept(bool node) {
+void UringReactor::ArmAccept(int listener) {
   io_uring_sqe* sqe = GetSqe();
-  io_uring_prep_multishot_accept(sqe, node ? node_listen_fd_ : listen_fd_, nullptr, nullptr, 0);
-  io_uring_sqe_set_data64(sqe, node ? kAcceptNode : kAccept);
+  const bool node = listener == kNodeListener;
+  io_uring_prep_multishot_accept(sqe, node ? node_listen_fd_ : listen_fds_[size_t(listener)],
+                                 nullptr, nullptr, 0);
+  io_uring_sqe_set_data64(sqe, node ? kAcceptNode : kAccept | (uint64_t(listener) << 3));
 }
 
 void UringReactor::ArmRecv(Connection* c) {
@@ -160,7 +162,7 @@ void UringReactor::HandleCompletion(uint64_t data, int res, uint32_t flags) {
   switch (kind) {
     case kAccept:
     case kAcceptNode:
-      OnAccept(res, flags, kind == kAcceptNode);
+      OnAccept(res, flags, kind == kAcceptNode ? kNodeListener : int(data >> 3));
       break;
     case kRecv:
       OnRecv(conn, res, flags);
@@ -173,10 +175,10 @@ void UringReactor::HandleCompletion(uint64_t data, int res, uint32_t flags) {
   }
 }
 
-void UringReactor::OnAccept(int res, uint32_t flags, bool node) {
-  if (!(flags & IORING_CQE_F_MORE)) ArmAccept(node);
+void UringReactor::OnAccept(int res, uint32_t flags, int listener) {
+  if (!(flags & IORING_CQE_F_MORE)) ArmAccept(listener);
   if (res < 0) return;
-  if (Connection* c = OnAccepted(res, node)) ArmRecv(c);
+  if (Connection* c = OnAccepted(res, listener == kNodeListener)) ArmRecv(c);
 }
 
 void UringReactor::OnRecv(Connection* c, int res, uint32_t flags) {

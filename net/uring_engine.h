@@ -39,8 +39,8 @@ class UringReactor final : public Reactor {
   static constexpr uint64_t kKindMask = 7;
 
   void StartAccepting() override {
-    ArmAccept(false);
-    if (node_listen_fd_ >= 0) ArmAccept(true);
+    for (size_t i = 0; i < listen_fds_.size(); ++i) ArmAccept(int(i));
+    if (node_listen_fd_ >= 0) ArmAccept(kNodeListener);
   }
   void HandleEvents() override;
   bool EventsPending() const override;
@@ -49,10 +49,13 @@ class UringReactor final : public Reactor {
   void Send(Connection* c) override;
 
   io_uring_sqe* GetSqe();
-  void ArmAccept(bool node);
+  // Main listener `listener` (its index in listen_fds_), or the node port's with
+  // kNodeListener. The index travels in the completion's data above the kind.
+  static constexpr int kNodeListener = -1;
+  void ArmAccept(int listener);
   void ArmRecv(Connection* c);
   void HandleCompletion(uint64_t data, int res, uint32_t flags);
-  void OnAccept(int res, uint32_t flags, bool node);
+  void OnAccept(int res, uint32_t flags, int listener);
   void OnRecv(Connection* c, int res, uint32_t flags);
   void OnSend(Connection* c, int res);
   bool SetupBufferRing(std::string* error);

@@ -220,9 +220,10 @@ std::unique_ptr<ClusterMap> LoadClusterMap(const std::string& path, std::string_
 
 std::string AnnouncedIp(const Config& config) {
   if (!config.cluster_announce_ip.empty()) return config.cluster_announce_ip;
-  if (config.bind != "*" && config.bind != "0.0.0.0" && config.bind != "::" &&
-      !config.bind.empty()) {
-    return config.bind;
+  // The first address bound, unless it stands for every address of the host.
+  for (const BindAddress& a : BindAddresses(config.bind)) {
+    if (a.optional) continue;
+    return a.host == "0.0.0.0" || a.host == "::" ? "127.0.0.1" : a.host;
   }
   return "127.0.0.1";
 }

@@ -41,9 +41,19 @@ class Tunable {
   std::atomic<T> v_;
 };
 
+// One address of `bind`. Redis's forms: "*" is every IPv4 address, "::*" every IPv6 one,
+// and a "-" in front marks one this host may lack: skipped when it cannot be bound.
+struct BindAddress {
+  std::string host;  // as getaddrinfo takes it ("*" and "::*" already translated)
+  bool optional = false;
+};
+// `bind`'s addresses in order; empty for a list without any.
+std::vector<BindAddress> BindAddresses(std::string_view bind);
+
 struct Config {
   // Fixed once the server runs.
   int port = 6379;
+  // Redis's list of addresses, space-separated (BindAddresses reads it).
   std::string bind = "127.0.0.1";
   int threads = 0;  // 0: one per core
   int tcp_backlog = 511;

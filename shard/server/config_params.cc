@@ -220,15 +220,25 @@ std::string SetDir(Config& c, std::string_view v) {
   return "";
 }
 
+// Redis's CONFIG_BINDADDR_MAX.
+constexpr size_t kMaxBindAddresses = 16;
+
 std::vector<ConfigParam> MakeParams() {
   std::vector<ConfigParam> p;
   p.push_back({"port", IntGetter(&Config::port), IntSetter(&Config::port, 0, 65535), false});
   p.push_back({"bind", [](const Config& c) { return c.bind; },
                [](Config& c, std::string_view v) {
-                 // Redis accepts several addresses; ringcache listens on the first.
                  auto parts = SplitArgs(v);
                  if (!parts || parts->empty()) return std::string("bind needs an address");
-                 c.bind = (*parts)[0];
+                 if (parts->size() > kMaxBindAddresses) {
+                   return std::string("Too many bind addresses specified.");
+                 }
+                 std::string joined;
+                 for (const std::string& a : *parts) {
+                   if (a == "-") return std::string("Invalid bind address");
+                   StrAppend(&joined, joined.empty() ? "" : " ", a);
+                 }
+                 c.bind = std::move(joined);
                  return std::string();
                },
                false});
@@ -609,6 +619,22 @@ std::string UnknownSettingError(std::string_view name) {
 
 std::string_view NameAsCalled(const ConfigParam& p, std::string_view spelled) {
   return !p.alias.empty() && EqualsIgnoreCase(p.alias, spelled) ? p.alias : p.name;
+}
+
+std::vector<BindAddress> BindAddresses(std::string_view bind) {
+  std::vector<BindAddress> out;
+  auto parts = SplitArgs(bind);
+  if (!parts) return out;
+  for (std::string_view a : *parts) {
+    BindAddress addr;
+    if (a.size() > 1 && a[0] == '-') {
+      addr.optional = true;
+      a.remove_prefix(1);
+    }
+    addr.host = a == "*" ? "0.0.0.0" : a == "::*" ? "::" : std::string(a);
+    out.push_back(std::move(addr));
+  }
+  return out;
 }
 
 const std::vector<ConfigParam>& ConfigParams() {

@@ -164,6 +164,80 @@ class DebugCommandTest(unittest.TestCase):
             server.stop_ok()
 
 
+def listeners(port):
+    """The local addresses in LISTEN state on `port`, one entry per socket."""
+    found = []
+    for path, family in (("/proc/net/tcp", socket.AF_INET), ("/proc/net/tcp6", socket.AF_INET6)):
+        with open(path) as f:
+            for line in f.readlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                addr, p = local.split(":")
+                if state != "0A" or int(p, 16) != port:
+                    continue
+                raw = bytes.fromhex(addr)
+                # /proc prints the address as 32-bit words in host (little-endian) order.
+                raw = b"".join(raw[i:i + 4][::-1] for i in range(0, len(raw), 4))
+                found.append(socket.inet_ntop(family, raw))
+    return sorted(found)
+
+
+class BindTest(unittest.TestCase):
+    """`bind` as Redis reads it: every address listed is listened on (by every thread),
+    and one marked "-" is skipped when this host lacks it; CONFIG GET shows the list."""
+
+    def reference_bind(self, *addresses):
+        """CONFIG GET bind of a redis-server started with `addresses`."""
+        port = free_port()
+        proc = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--bind",
+                                 *addresses], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            r = redis.Redis(port=port, decode_responses=True)
+            wait_for(lambda: ProcessDirectivesTest._pings(r), "redis-server to answer")
+            return r.config_get("bind")
+        finally:
+            proc.kill()
+            proc.wait()
+
+    def test_every_thread_listens_on_every_address(self):
+        rc = Ringcache(args=["--port", "0", "--threads", "2", "--bind", "127.0.0.1 ::1"])
+        try:
+            self.assertEqual(listeners(rc.port), ["127.0.0.1", "127.0.0.1", "::1", "::1"])
+            for host in ("127.0.0.1", "::1"):
+                r = redis.Redis(host=host, port=rc.port, decode_responses=True)
+                self.assertEqual(r.set("via", host), True)
+                self.assertEqual(r.get("via"), host)
+                # CLIENT INFO names the address the client came in on, as Redis writes it.
+                want = "[::1]:%d" % rc.port if host == "::1" else "127.0.0.1:%d" % rc.port
+                self.assertEqual(r.client_info()["laddr"], want)
+            self.assertEqual(r.config_get("bind"), {"bind": "127.0.0.1 ::1"})
+            self.assertEqual(r.config_get("bind"), self.reference_bind("127.0.0.1", "::1"))
+        finally:
+            rc.stop_ok()
+
+    def test_an_optional_address_this_host_lacks_is_skipped(self):
+        # 10.255.255.254 is on no interface here: binding it fails with EADDRNOTAVAIL.
+        rc = Ringcache(args=["--port", "0", "--threads", "2", "--bind",
+                             "-10.255.255.254 127.0.0.1"])
+        try:
+            self.assertEqual(listeners(rc.port), ["127.0.0.1", "127.0.0.1"])
+            r = redis.Redis(port=rc.port, decode_responses=True)
+            self.assertEqual(r.config_get("bind"), {"bind": "-10.255.255.254 127.0.0.1"})
+            self.assertEqual(r.config_get("bind"),
+                             self.reference_bind("-10.255.255.254", "127.0.0.1"))
+        finally:
+            rc.stop_ok()
+        self.assertIn(b"10.255.255.254", rc.output)
+
+    def test_a_required_address_this_host_lacks_stops_the_start(self):
+        port = free_port()
+        # redis-server takes the list as separate arguments, ringcache as one.
+        for argv in (["redis-server", "--save", "", "--bind", "127.0.0.1", "10.255.255.254"],
+                     [ringcache_server.BINARY, "--bind", "127.0.0.1 10.255.255.254"]):
+            run = subprocess.run(argv + ["--port", str(port)], capture_output=True, timeout=30)
+            self.assertNotEqual(run.returncode, 0, run)
+            self.assertIn(b"10.255.255.254", run.stdout + run.stderr)
+
+
 class ConfigFileTest(unittest.TestCase):
 
     def refused(self, text):

@@ -15,9 +15,26 @@ TEST(Config, RedisConfSyntax) {
                       &c, &error))
       << error;
   EXPECT_EQ(c.port, 7000);
-  EXPECT_EQ(c.bind, "127.0.0.1");
+  EXPECT_EQ(c.bind, "127.0.0.1 ::1");
   EXPECT_EQ(c.proto_max_bulk_len, 1LL << 30);
   EXPECT_EQ(c.maxclients, 50);
+}
+
+TEST(Config, BindAddressesReadRedisForms) {
+  std::vector<BindAddress> a = BindAddresses("* -::* 10.0.0.1");
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_EQ(a[0].host, "0.0.0.0");
+  EXPECT_FALSE(a[0].optional);
+  EXPECT_EQ(a[1].host, "::");
+  EXPECT_TRUE(a[1].optional);
+  EXPECT_EQ(a[2].host, "10.0.0.1");
+  EXPECT_FALSE(a[2].optional);
+  Config c;
+  std::string error;
+  EXPECT_FALSE(ApplyConfigText("bind 127.0.0.1 -\n", &c, &error));
+  EXPECT_FALSE(ApplyConfigText(
+      "bind 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17\n", &c, &error));
+  EXPECT_NE(error.find("Too many bind addresses"), std::string::npos) << error;
 }
 
 // Redis's default save points; in a file the save lines add up, the first replacing the
