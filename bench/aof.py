@@ -90,7 +90,7 @@ def round_for(kind, args):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--keys", type=int, default=200_000)
-    p.add_argument("--seconds", type=int, default=5)
+    p.add_argument("--seconds", type=float, default=5)
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--server-cpu", default="0")

@@ -46,7 +46,7 @@ void BM_GrowingInserts(benchmark::State& state) {
     ShardSet shards(1, &server);
     Shard& shard = shards.thread(0).shard();
     const std::string value(32, 'v');
-    char key[16];
+    char key[32];
     std::vector<double> windows;
     std::vector<int64_t> ends;
     double start = ThreadCpuMicros();

@@ -322,7 +322,7 @@ class Worker {
       c.out_off += size_t(n);
     }
     epoll_event ev{};
-    ev.events = EPOLLIN | (c.out_off < c.out.size() ? EPOLLOUT : 0);
+    ev.events = EPOLLIN | (c.out_off < c.out.size() ? uint32_t(EPOLLOUT) : 0u);
     ev.data.ptr = &c;
     epoll_ctl(ep_, EPOLL_CTL_MOD, c.fd, &ev);
   }

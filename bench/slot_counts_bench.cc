@@ -6,8 +6,9 @@
 // freed, as a cache under eviction; BM_Insert, BM_Detach: 1M keys into an empty table
 // (growing it, as a load does) and out again.
 //
-//   build/bench/slot_counts_bench --benchmark_repetitions=5 \
+//   build/bench/slot_counts_bench --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true        (docs/CLUSTER.md, "Keys per slot")
+// (one command line)
 
 #include <benchmark/benchmark.h>
 

@@ -61,7 +61,7 @@ run alternate.py "$py" bench/alternate.py --rounds 1 \
   --load "redis-benchmark -p {port} -t mset -n 5000 -P 16 -r 1000 -q" \
   --load "$B/bench/loadgen --port {port} --conns 4 --pipeline 16 --new-keys --seconds 0.3"
 run aof.py "$py" bench/aof.py "${rc[@]}" --loadgen "$B/bench/loadgen" --rounds 1 \
-  --keys 5000 --seconds 1
+  --keys 5000 --seconds 0.3
 run bitmap_ops.py "$py" bench/bitmap_ops.py "${rc[@]}" --rounds 1 --bytes 65536 \
   --requests 2000 --scan-requests 200
 run eviction.py "$py" bench/eviction.py "${rc[@]}" --maxmemory 2mb --universe 100000 \

@@ -36,7 +36,9 @@ TEST(EntryTable, MirrorsUnorderedMapUnderRandomOperations) {
         Entry* e = table.Find(key);
         auto it = ref.find(key);
         ASSERT_EQ(e != nullptr, it != ref.end());
-        if (e) EXPECT_EQ(e->str(), it->second);
+        if (e) {
+          EXPECT_EQ(e->str(), it->second);
+        }
         break;
       }
     }

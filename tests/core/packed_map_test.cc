@@ -55,7 +55,9 @@ TEST(PackedMapTest, RandomOpsMatchAMap) {
         EXPECT_EQ(got, v);
       }
       EXPECT_FALSE(m.Find("absent"));
-      if (!m.compact()) EXPECT_GT(m.MemoryBytes(), 0u);
+      if (!m.compact()) {
+        EXPECT_GT(m.MemoryBytes(), 0u);
+      }
     }
   }
 }

@@ -416,6 +416,7 @@ TEST(ZSet, MemoryBytesMatchesAllocator) {
   EXPECT_LT(counted / 100000, 87u);
 #else
   (void)held;
+  (void)counted;
 #endif
   for (int i = 0; i < 100000; ++i) z->Remove(absl::StrFormat("member:%08d", i));
   z->Verify();

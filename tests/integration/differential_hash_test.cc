@@ -287,10 +287,14 @@ TEST_P(DiffHashTest, RandField) {
     std::set<std::string> distinct;
     for (size_t i = 0; i < got.size(); i += values ? 2 : 1) {
       EXPECT_TRUE(got[i] == "a" || got[i] == "b" || got[i] == "c") << got[i];
-      if (values) EXPECT_EQ(got[i + 1], got[i] == "a" ? "1" : got[i] == "b" ? "2" : "3");
+      if (values) {
+        EXPECT_EQ(got[i + 1], got[i] == "a" ? "1" : got[i] == "b" ? "2" : "3");
+      }
       distinct.insert(got[i]);
     }
-    if (cmd[2][0] != '-') EXPECT_EQ(distinct.size(), n);
+    if (cmd[2][0] != '-') {
+      EXPECT_EQ(distinct.size(), n);
+    }
   }
   std::string one = rcc_->Cmd({"HRANDFIELD", "h"});
   EXPECT_TRUE(one == "$a" || one == "$b" || one == "$c") << one;

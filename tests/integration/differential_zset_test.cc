@@ -395,10 +395,14 @@ TEST_P(DiffZsetTest, RandMember) {
     std::set<std::string> seen;
     for (size_t i = 0; i < got.size(); i += withscores ? 2 : 1) {
       ASSERT_TRUE(scores.count(got[i])) << got[i];
-      if (withscores) EXPECT_EQ(got[i + 1], scores.at(got[i]));
+      if (withscores) {
+        EXPECT_EQ(got[i + 1], scores.at(got[i]));
+      }
       seen.insert(got[i]);
     }
-    if (uniq) EXPECT_EQ(seen.size(), want) << Describe(cmd);
+    if (uniq) {
+      EXPECT_EQ(seen.size(), want) << Describe(cmd);
+    }
   };
   for (int i = 0; i < 20; ++i) {
     check({"ZRANDMEMBER", "z", "3"}, 3, true, false);

@@ -133,7 +133,9 @@ TEST_P(IntrospectionTest, ClientListShowsEveryThread) {
   // Ascending ids; this connection's own line says what it runs now.
   const ClientLine* me = nullptr;
   for (size_t i = 0; i < list.size(); ++i) {
-    if (i > 0) EXPECT_LT(std::stoull(Field(list[i - 1], "id")), std::stoull(Field(list[i], "id")));
+    if (i > 0) {
+      EXPECT_LT(std::stoull(Field(list[i - 1], "id")), std::stoull(Field(list[i], "id")));
+    }
     if (Field(list[i], "name") == "main") me = &list[i];
   }
   ASSERT_NE(me, nullptr);

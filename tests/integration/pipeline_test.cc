@@ -80,7 +80,9 @@ class PipelineTest : public DiffTest {
                                        << cmds.size() << " pipelined commands";
     int reported = 0;
     for (size_t i = 0; i < cmds.size() && reported < 10; ++i) {
-      if (cmds[i][0] == "ECHO") EXPECT_EQ(got[i], "$" + cmds[i][1]) << "reply " << i;
+      if (cmds[i][0] == "ECHO") {
+        EXPECT_EQ(got[i], "$" + cmds[i][1]) << "reply " << i;
+      }
       if (got[i] != want[i]) {
         ++reported;
         ADD_FAILURE() << "reply " << i << " to " << Describe(cmds[i])

@@ -18,7 +18,11 @@ LibraryPtr Lib(FunctionRegistry& r, std::string name, std::vector<std::string> f
   lib->name = std::move(name);
   lib->code = "#!lua name=" + lib->name + "\n";
   lib->body_offset = lib->code.size() - 1;
-  for (std::string& f : functions) lib->functions.push_back(FunctionInfo{std::move(f)});
+  for (std::string& f : functions) {
+    FunctionInfo info;
+    info.name = std::move(f);
+    lib->functions.push_back(std::move(info));
+  }
   return lib;
 }
 
