@@ -27,10 +27,10 @@ constexpr int kAcceptsPerEvent = 64;
 // epoll data of the two fds that are not connections (a Connection* is never 0 or 1).
 constexpr uint64_t kWakeTag = 1;
 constexpr uint64_t kNodeListenerTag = 2;
-// Main listener i is tagged kListenerTag + i (at most 16 bind addresses); a connection
-// by its pointer, which is never that small.
+// Main listener i is tagged kListenerTag + i (bind takes at most 16 addresses); a
+// connection by its pointer, which is never that small.
 constexpr uint64_t kListenerTag = 16;
-constexpr uint64_t kListenerTagEnd = kListenerTag + 64;
+constexpr uint64_t kListenerTagEnd = kListenerTag + 16;
 
 bool AddFd(int epoll_fd, int fd, uint32_t events, uint64_t data) {
   epoll_event ev{};

@@ -136,7 +136,6 @@ bool Server::Listen(int count, std::string* error) {
       if (!addr.optional || (err_no != EADDRNOTAVAIL && err_no != EAFNOSUPPORT &&
                              err_no != EPROTONOSUPPORT && err_no != ESOCKTNOSUPPORT &&
                              err_no != EPFNOSUPPORT && err_no != ENOPROTOOPT)) {
-        *error = why;
         return false;
       }
       Log(LogLevel::kWarning, "Could not create server TCP listening socket ", addr.host, ":",
@@ -145,6 +144,7 @@ bool Server::Listen(int count, std::string* error) {
     };
     if (port > 0 && BindListener(addr.host, port, BindMode::kProbe, &unused, &why, &err_no) < 0) {
       if (skipped()) continue;
+      *error = why;
       return false;
     }
     for (int i = 0; i < count; ++i) {
