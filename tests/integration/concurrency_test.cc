@@ -163,7 +163,7 @@ TEST_P(ConcurrencyTest, EachClientReadsItsOwnCrossShardWrites) {
 // first torn read.
 TEST_P(ConcurrencyTest, MsetIsAtomicForConcurrentMget) {
   constexpr int kWriters = 2, kReaders = 4, kBatch = 50;
-  const int kWrites = Scaled(10000);
+  const int kWrites = Scaled(3000);
   std::vector<std::string> keys = OnePerShard("atom");
   Args mget = {"MGET"};
   mget.insert(mget.end(), keys.begin(), keys.end());
@@ -218,7 +218,7 @@ TEST_P(ConcurrencyTest, MsetIsAtomicForConcurrentMget) {
 // readers pipeline EXISTS of both names: in Redis exactly one of them always exists.
 TEST_P(ConcurrencyTest, CrossShardRenameIsAtomicForConcurrentReaders) {
   constexpr int kReaders = 4, kBatch = 50;
-  const int kRenames = Scaled(10000);
+  const int kRenames = Scaled(3000);
   const std::string a = KeysOnShard("mv", 0, threads(), 1)[0];
   const std::string b = KeysOnShard("mv", threads() - 1, threads(), 1)[0];
   ASSERT_EQ(rcc_->Cmd({"SET", a, "payload"}), "+OK");
