@@ -39,6 +39,7 @@
 #include "core/member_set.h"
 #include "core/rdb.h"
 #include "core/value.h"
+#include "core/zset.h"
 
 namespace rc {
 
@@ -75,6 +76,7 @@ struct RdbLimits {
   Hash::Limits hash;
   MemberSet::Limits set;
   List::Limits list;
+  ZSet::Limits zset;
 };
 // A value read back: a string's bytes in `str`, any other type's object in `obj`. Reuse
 // one across a file's values: `str` keeps its buffer.

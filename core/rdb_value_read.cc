@@ -167,7 +167,7 @@ bool ObjectReader::ReadZSet(uint8_t type) {
         type == kRdbTypeZSet2 ? in_.ReadBinaryDouble(&score) : in_.ReadStringDouble(&score);
     if (!read) return Short();
     if (std::isnan(score)) return Fail("Zset with NAN score detected");
-    if (zset->Add(m, score) != ZSet::AddResult::kAdded) {
+    if (zset->Add(m, score, limits_.zset) != ZSet::AddResult::kAdded) {
       return Fail("Duplicate zset fields detected");
     }
   }
@@ -189,7 +189,8 @@ bool ObjectReader::ReadZSetPairs(uint8_t type) {
     }
     have_member = false;
     const double score = ParseListpackScore(e);
-    refused = std::isnan(score) || zset->Add(member, score) != ZSet::AddResult::kAdded;
+    refused =
+        std::isnan(score) || zset->Add(member, score, limits_.zset) != ZSet::AddResult::kAdded;
     return !refused;
   });
   if (refused) return Fail("Duplicate zset fields or NAN score detected");

@@ -121,15 +121,15 @@ void ZSet::ToBig() {
   big_ = big.release();
 }
 
-ZSet::AddResult ZSet::Add(std::string_view member, double score) {
+ZSet::AddResult ZSet::Add(std::string_view member, double score, const Limits& limits) {
   if (big_ == nullptr) {
     if (const uint32_t off = Compact::Find(small_, member)) {
       if (Compact::Score(small_, off) == score) return AddResult::kUnchanged;  // -0 == 0
       Compact::SetScore(small_, off, score);
       return AddResult::kUpdated;
     }
-    if (size() < zset_internal::kCompactMaxEntries &&
-        member.size() <= zset_internal::kCompactMaxMember) {
+    if (size() < limits.entries &&
+        member.size() <= std::min(limits.value, zset_internal::kCompactMaxMember)) {
       small_ = Compact::Insert(small_, member, score);
       return AddResult::kAdded;
     }

@@ -1,8 +1,9 @@
 #pragma once
 // A sorted set: members (binary strings) ordered by (score, member bytes), as Redis
 // orders them. Two encodings, as Redis has listpack and skiplist:
-//   - compact (core/zset_compact.h): while the set has at most 128 members of at most 64
-//     bytes, all of them sorted in one malloc'd block, searched linearly;
+//   - compact (core/zset_compact.h): while the set has at most zset-max-listpack-entries
+//     members of at most zset-max-listpack-value bytes (Limits), all of them sorted in one
+//     malloc'd block, searched linearly;
 //   - big: a member index (hash) for ZSCORE / ZADD / ZREM lookups by name, and an
 //     order-statistic tree keyed by (score, member) with subtree counts, so rank queries
 //     (ZRANK, ZRANGE at any offset) are O(log n).
@@ -39,6 +40,14 @@ struct LexBound {
   std::string_view value;
 };
 
+// zset-max-listpack-entries / -value: the most members, and the longest member, a compact
+// set may hold; `value` is at most zset_internal::kCompactMaxMember. The defaults are
+// Redis's; the server passes its configuration's.
+struct ZSetListpackLimits {
+  size_t entries = 128;
+  size_t value = 64;
+};
+
 class ZSet {
  public:
   ZSet();
@@ -52,9 +61,11 @@ class ZSet {
   // Whether the set is in the compact encoding (Redis: listpack), else big (skiplist).
   bool compact() const { return big_ == nullptr; }
 
-  // Inserts `member` with `score`, or moves an existing member to `score`.
+  using Limits = ZSetListpackLimits;
+  // Inserts `member` with `score`, or moves an existing member to `score`; a compact set
+  // that would break `limits` converts first.
   enum class AddResult { kAdded, kUpdated, kUnchanged };
-  AddResult Add(std::string_view member, double score);
+  AddResult Add(std::string_view member, double score, const Limits& limits = Limits());
   // Returns whether the member was there.
   bool Remove(std::string_view member);
   std::optional<double> Score(std::string_view member) const;

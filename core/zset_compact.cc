@@ -95,7 +95,6 @@ size_t Compact::Verify(const char* b) {
   if (b == nullptr) return 0;
   const uint32_t count = Count(b), used = Used(b);
   if (count == 0) Fail("an empty compact block is kept");
-  if (count > kCompactMaxEntries) Fail("a compact block holds too many members");
   if (used > malloc_usable_size(const_cast<char*>(b))) Fail("a compact block overruns");
   size_t seen = 0;
   uint32_t prev = 0;

@@ -2,7 +2,7 @@
 // The compact encoding of a small sorted set, Redis's listpack in spirit: all members inline
 // in ONE malloc'd block, in Redis's order (zset_internal::Less), so a 15-byte member costs
 // 25 bytes instead of a 48-byte node plus its index and leaf slots, and a set costs one
-// chunk. Lookups are linear scans, bounded by kCompactMaxEntries (as Redis's are).
+// chunk. Lookups are linear scans, bounded by zset-max-listpack-entries (as Redis's are).
 //
 //   [count: u32][used: u32] then per member, ascending:
 //   [score: 8][len: 1][member bytes: len][len: 1]
@@ -21,10 +21,9 @@
 
 namespace rc::zset_internal {
 
-// Redis's zset-max-listpack-entries / zset-max-listpack-value defaults: a set that would
-// exceed either leaves the compact encoding for good.
-inline constexpr size_t kCompactMaxEntries = 128;
-inline constexpr size_t kCompactMaxMember = 64;
+// The longest member a block can hold: its lengths are one byte. (How many members and
+// how long they may be before a set leaves the encoding is ZSet::Limits.)
+inline constexpr size_t kCompactMaxMember = 255;
 
 class Compact {
  public:

@@ -370,10 +370,15 @@ ClientBuffers Connection::Buffers() const {
   b.qbuf = parsing_ > 0 ? parsing_ : in_.size();
   const bool kept = has_read_ && (b.qbuf > 0 || now_ms - idle.last_active_ms < 3000);
   b.qbuf_free = kept ? kQueryBufAlloc - std::min(b.qbuf, kQueryBufAlloc) : 0;
-  b.obl = out_.size();
-  b.oll = slots_.size();
-  b.omem = slot_bytes_;
   b.rbs = reply_buffer_.size(now_ms);
+  // Redis puts a reply's first bytes in its reply buffer (rbs) and the rest, like replies
+  // behind one still pending, in a list of 16 KiB nodes: monitoring reads a client's
+  // backlog from omem.
+  constexpr size_t kReplyNode = 16 << 10;
+  const size_t unsent = out_.size() + (sending_ ? send_buf_.size() - send_offset_ : 0);
+  b.obl = std::min(unsent, b.rbs);
+  b.omem = unsent - b.obl + slot_bytes_;
+  b.oll = (unsent - b.obl + kReplyNode - 1) / kReplyNode + slots_.size();
   b.rbp = reply_buffer_.peak(now_ms);
   b.last_active_ms = idle.last_active_ms;
   b.writing = sending_;

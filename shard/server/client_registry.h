@@ -17,9 +17,10 @@ namespace rc {
 struct ClientBuffers {
   size_t qbuf = 0;             // unparsed input bytes
   size_t qbuf_free = 0;        // room left in the input buffer
-  size_t obl = 0;              // bytes waiting in the output buffer
-  size_t oll = 0;              // replies queued behind a pending one
-  size_t omem = 0;             // bytes of those queued replies
+  size_t obl = 0;              // unsent bytes in the reply buffer (at most rbs)
+  size_t oll = 0;              // reply list: 16 KiB nodes of the rest, and replies
+                               // queued behind a pending one
+  size_t omem = 0;             // bytes in the reply list
   size_t rbs = 0;              // reply buffer size, as Redis would have it
   size_t rbp = 0;              // its recent peak
   int64_t last_active_ms = 0;  // monotonic ms of the last read

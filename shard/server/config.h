@@ -7,7 +7,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -97,6 +96,9 @@ struct Config {
   Tunable<int64_t> hash_max_listpack_entries = 512;
   Tunable<int64_t> hash_max_listpack_value = 64;
   Tunable<int64_t> set_max_intset_entries = 512;
+  // Sorted sets' (core/zset.h); the value is at most 255, the compact block's limit.
+  Tunable<int64_t> zset_max_listpack_entries = 128;
+  Tunable<int64_t> zset_max_listpack_value = 64;
   // A list block's limit, as Redis's quicklist node (core/list.h): negative caps bytes
   // (-2: 8 KiB), positive caps elements.
   Tunable<int64_t> list_max_listpack_size = -2;
@@ -108,10 +110,6 @@ struct Config {
   Tunable<int64_t> maxmemory_samples = 5;
   // Bounds the time each loop turn spends evicting, on Redis's scale: 10 is 500 µs.
   Tunable<int64_t> maxmemory_eviction_tenacity = 10;
-  // Accepted for redis.conf files; the policy has no logarithmic counter or decay period
-  // for them to tune (docs/EVICTION.md).
-  Tunable<int64_t> lfu_log_factor = 10;
-  Tunable<int64_t> lfu_decay_time = 1;
   std::string loglevel = "notice";
   // The process as a service manager runs it (core/process.h), fixed at start: Redis's
   // daemonize, pidfile (daemonized without one: /var/run/ringcache.pid), logfile ("":
@@ -192,8 +190,6 @@ struct Config {
   Tunable<bool> no_appendfsync_on_rewrite = false;
   // INFO latencystats' percentiles; under config_mu like every string.
   std::vector<double> latency_tracking_info_percentiles = {50, 99, 99.9};
-  // Redis settings ringcache accepts (so redis.conf files load) but has no use for.
-  std::map<std::string, std::string, std::less<>> accepted;
 
   // The cron's rate for `clients` connections: hz, doubled (dynamic-hz) while a tick
   // would look at more than 200 clients, up to 500, as Redis computes it.

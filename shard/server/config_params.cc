@@ -15,6 +15,7 @@
 #include "core/numbers.h"
 #include "core/split_args.h"
 #include "core/strings.h"
+#include "core/zset_compact.h"
 #include "shard/runtime/notify.h"
 #include "shard/server/default_only_settings.h"
 
@@ -37,6 +38,20 @@ Setter IntSetter(Field Config::*field, int64_t lo, int64_t hi) {
     c.*field = x;
     return "";
   };
+}
+
+// An integer setting whose only value is `fixed`, what ringcache does: others in [lo, hi]
+// are refused with `why`, out-of-range ones with Redis's error.
+ConfigParam OnlyDefault(std::string_view name, int64_t lo, int64_t hi, int64_t fixed,
+                        std::string_view why) {
+  return ConfigParam{name, [fixed](const Config&) { return std::to_string(fixed); },
+                     [lo, hi, fixed, why](Config&, std::string_view v) -> std::string {
+                       int64_t x;
+                       if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
+                       if (x < lo || x > hi) return RangeError(lo, hi);
+                       if (x != fixed) return StrCat(why, ": only ", fixed, " is supported");
+                       return "";
+                     }};
 }
 
 template <typename Field>
@@ -137,42 +152,8 @@ std::string SetOutputLimits(Config& c, std::string_view v) {
   return "";
 }
 
-// Turns a value Redis would take into what CONFIG GET then shows it as; sets `error` to
-// Redis's reason when it would refuse it.
-using Normalizer = std::function<std::string(std::string_view, std::string* error)>;
-
-// A setting ringcache takes and shows but has no use for. `normalize`, when given,
-// checks the value as Redis does.
-ConfigParam Accepted(std::string_view name, std::string default_value, Normalizer normalize = {},
-                     bool runtime = true, std::string_view alias = {}) {
-  std::string key(name);
-  return ConfigParam{name,
-                     [key, default_value](const Config& c) {
-                       auto it = c.accepted.find(key);
-                       return it == c.accepted.end() ? default_value : it->second;
-                     },
-                     [key, normalize](Config& c, std::string_view v) {
-                       std::string error;
-                       std::string value = normalize ? normalize(v, &error) : std::string(v);
-                       if (!error.empty()) return error;
-                       c.accepted[key] = std::move(value);
-                       return std::string();
-                     },
-                     runtime, alias};
-}
-
-Normalizer IntNormalizer(int64_t lo, int64_t hi) {
-  return [lo, hi](std::string_view v, std::string* error) {
-    int64_t x = 0;
-    if (!ParseInt64(v, &x)) {
-      *error = "argument couldn't be parsed into an integer";
-    } else if (x < lo || x > hi) {
-      *error = RangeError(lo, hi);
-    }
-    return std::to_string(x);
-  };
-}
-
+// The byte count a memory value (`64`, `1kb`) stands for, as CONFIG GET shows it; sets
+// `error` to Redis's reason when it would refuse it.
 std::string NormalizeMemory(std::string_view v, std::string* error) {
   int64_t x = 0;
   if (!ParseMemory(v, &x) || x < 0) *error = "argument must be a memory value";
@@ -404,10 +385,12 @@ std::vector<ConfigParam> MakeParams() {
                IntSetter(&Config::maxmemory_samples, 1, INT32_MAX)});
   p.push_back({"maxmemory-eviction-tenacity", IntGetter(&Config::maxmemory_eviction_tenacity),
                IntSetter(&Config::maxmemory_eviction_tenacity, 0, 100)});
-  p.push_back({"lfu-log-factor", IntGetter(&Config::lfu_log_factor),
-               IntSetter(&Config::lfu_log_factor, 0, INT32_MAX)});
-  p.push_back({"lfu-decay-time", IntGetter(&Config::lfu_decay_time),
-               IntSetter(&Config::lfu_decay_time, 0, INT32_MAX)});
+  // The LFU policy keeps a 2-bit hit counter that the eviction clock ages, not Redis's
+  // logarithmic counter decayed by minutes: nothing for these to tune (docs/EVICTION.md).
+  p.push_back(OnlyDefault("lfu-log-factor", 0, INT32_MAX, 10,
+                          "ringcache's LFU counter is not logarithmic"));
+  p.push_back(OnlyDefault("lfu-decay-time", 0, INT32_MAX, 1,
+                          "ringcache's LFU counter is aged by its eviction clock, not by time"));
   // Snapshots (docs/PERSISTENCE.md).
   p.push_back({"save", FormatSavePoints, SetSavePoints});
   ConfigParam dir{"dir", [](const Config& c) { return c.dir.empty() ? CurrentDir() : c.dir; },
@@ -506,15 +489,10 @@ std::vector<ConfigParam> MakeParams() {
                  return std::string("ringcache does not write timestamp annotations to the log");
                }});
   // What clients and tools ask about; ringcache has one database.
-  p.push_back({"databases", [](const Config&) { return std::string("1"); },
-               [](Config&, std::string_view v) -> std::string {
-                 int64_t x;
-                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
-                 if (x < 1 || x > INT32_MAX) return RangeError(1, INT32_MAX);
-                 if (x != 1) return "ringcache has one database: only 1 is accepted";
-                 return "";
-               },
-               false});
+  ConfigParam databases =
+      OnlyDefault("databases", 1, INT32_MAX, 1, "ringcache has one database");
+  databases.runtime = false;
+  p.push_back(databases);
   p.push_back(StartupBool("daemonize", &Config::daemonize));
   p.push_back(StartupString("pidfile", &Config::pidfile));
   p.push_back(StartupString("logfile", &Config::logfile));
@@ -535,15 +513,10 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back({"activerehashing", [](const Config& c) { return YesNo(c.activerehashing); },
                BoolSetter(&Config::activerehashing)});
   // Redis's I/O threads: ringcache's worker threads (--threads) do every client's I/O.
-  p.push_back({"io-threads", [](const Config&) { return std::string("1"); },
-               [](Config&, std::string_view v) -> std::string {
-                 int64_t x;
-                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
-                 if (x < 1 || x > 128) return RangeError(1, 128);
-                 if (x != 1) return "ringcache's worker threads do all I/O: set threads instead";
-                 return "";
-               },
-               false});
+  ConfigParam io_threads = OnlyDefault(
+      "io-threads", 1, 128, 1, "ringcache's worker threads do all I/O (set threads instead)");
+  io_threads.runtime = false;
+  p.push_back(io_threads);
   for (const DefaultOnlySetting& d : DefaultOnlySettings()) {
     p.push_back({d.name, [&d](const Config&) { return std::string(d.value); },
                  [&d](Config&, std::string_view v) {
@@ -562,11 +535,9 @@ std::vector<ConfigParam> MakeParams() {
       {"replicaof", [](const Config&) { return std::string(); },
        [](Config&, std::string_view) { return std::string("ringcache has no replication"); }, false,
        "slaveof"});
-  // Encodings of sorted sets, whose compact encoding has fixed limits (128 members of 64
-  // bytes, these settings' defaults): accepted under both names, so an old redis.conf or
-  // a tool that sets them works.
   constexpr int64_t kSizeMax = INT64_MAX;
-  // Encoding thresholds of hashes and sets (core/hash.h, core/set.h), read by every write.
+  // Encoding thresholds of hashes, sets and sorted sets (core/hash.h, core/set.h,
+  // core/zset.h), read by every write.
   p.push_back({"hash-max-listpack-entries", IntGetter(&Config::hash_max_listpack_entries),
                IntSetter(&Config::hash_max_listpack_entries, 0, kSizeMax), true,
                "hash-max-ziplist-entries"});
@@ -583,19 +554,25 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back({"list-max-listpack-size", IntGetter(&Config::list_max_listpack_size),
                IntSetter(&Config::list_max_listpack_size, INT32_MIN, INT32_MAX), true,
                "list-max-ziplist-size"});
-  // Lists are never compressed (docs/LISTS.md): 0, Redis's default, is the only value.
-  p.push_back({"list-compress-depth", [](const Config&) { return std::string("0"); },
-               [](Config&, std::string_view v) -> std::string {
-                 int64_t x;
-                 if (!ParseInt64(v, &x)) return "argument couldn't be parsed into an integer";
-                 if (x < 0 || x > INT32_MAX) return RangeError(0, INT32_MAX);
-                 if (x != 0) return "ringcache does not compress lists: only 0 is supported";
-                 return "";
-               }});
-  p.push_back(Accepted("zset-max-listpack-entries", "128", IntNormalizer(0, kSizeMax), true,
-                       "zset-max-ziplist-entries"));
-  p.push_back(
-      Accepted("zset-max-listpack-value", "64", NormalizeMemory, true, "zset-max-ziplist-value"));
+  // Lists are never compressed (docs/LISTS.md).
+  p.push_back(OnlyDefault("list-compress-depth", 0, INT32_MAX, 0,
+                          "ringcache does not compress lists"));
+  p.push_back({"zset-max-listpack-entries", IntGetter(&Config::zset_max_listpack_entries),
+               IntSetter(&Config::zset_max_listpack_entries, 0, kSizeMax), true,
+               "zset-max-ziplist-entries"});
+  p.push_back({"zset-max-listpack-value", IntGetter(&Config::zset_max_listpack_value),
+               [](Config& c, std::string_view v) {
+                 std::string error;
+                 const std::string bytes = NormalizeMemory(v, &error);
+                 if (!error.empty()) return error;
+                 if (std::stoll(bytes) > int64_t(zset_internal::kCompactMaxMember)) {
+                   return StrCat("ringcache's compact sorted sets hold members of at most ",
+                                 zset_internal::kCompactMaxMember, " bytes");
+                 }
+                 c.zset_max_listpack_value = std::stoll(bytes);
+                 return error;
+               },
+               true, "zset-max-ziplist-value"});
   return p;
 }
 

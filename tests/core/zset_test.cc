@@ -602,6 +602,36 @@ TEST(ZSet, ConvertsAtA65ByteMember) {
   w.Verify();
 }
 
+// Other limits (zset-max-listpack-*): a 300-member set of 200-byte members stays compact
+// under limits that allow it, and the block holds no member over 255 bytes whatever the
+// limit says.
+TEST(ZSet, ConvertsByTheLimitsGiven) {
+  const ZSet::Limits wide{301, 1000};
+  ZSet z;
+  Mirror m;
+  for (int i = 0; i < 300; ++i) {
+    const std::string member = Name(i) + std::string(200, 'x');
+    ASSERT_EQ(z.Add(member, i % 7, wide), m.Add(member, i % 7));
+  }
+  EXPECT_TRUE(z.compact());
+  z.Verify();
+  ExpectSameOrder(z, m);
+  EXPECT_EQ(z.Add(std::string(255, 'y'), 1, wide), ZSet::AddResult::kAdded);
+  EXPECT_TRUE(z.compact());
+  ZSet full;
+  for (int i = 0; i < 301; ++i) full.Add(Name(i), i, wide);
+  EXPECT_EQ(full.Add("one more", 1, wide), ZSet::AddResult::kAdded);
+  EXPECT_FALSE(full.compact());
+  ZSet w;
+  w.Add("a", 1, wide);
+  EXPECT_EQ(w.Add(std::string(256, 'z'), 2, wide), ZSet::AddResult::kAdded);
+  EXPECT_FALSE(w.compact());
+  w.Verify();
+  ZSet none;
+  none.Add("a", 1, ZSet::Limits{0, 64});
+  EXPECT_FALSE(none.compact());
+}
+
 // Walks a compact set from both ends and back and forth from the middle.
 TEST(ZSet, CompactIteratorBothWays) {
   ZSet z;

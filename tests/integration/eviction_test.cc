@@ -59,12 +59,22 @@ TEST_P(EvictionDiffTest, SettingsAndTheirErrors) {
       {"CONFIG", "SET", "maxmemory-eviction-tenacity", "-1"},
       {"CONFIG", "SET", "maxmemory-eviction-tenacity", "50"},
       {"CONFIG", "SET", "lfu-log-factor", "-1"},
-      {"CONFIG", "SET", "lfu-log-factor", "20"},
-      {"CONFIG", "SET", "lfu-decay-time", "5"},
-      {"CONFIG", "GET", "lfu-log-factor"},
-      {"CONFIG", "GET", "lfu-decay-time"},
+      {"CONFIG", "SET", "lfu-decay-time", "-1"},
+      {"CONFIG", "SET", "lfu-log-factor", "10"},
+      {"CONFIG", "SET", "lfu-decay-time", "1"},
       {"CONFIG", "SET", "maxmemory", "0"},
   });
+  // Redis's LFU tunings have nothing to tune in ringcache's counter: any other value is
+  // refused and the setting keeps its value.
+  EXPECT_EQ(rcc_->Cmd({"CONFIG", "SET", "lfu-log-factor", "20"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'lfu-log-factor') - "
+            "ringcache's LFU counter is not logarithmic: only 10 is supported");
+  EXPECT_EQ(rcc_->Cmd({"CONFIG", "SET", "lfu-decay-time", "5"}),
+            "-ERR CONFIG SET failed (possibly related to argument 'lfu-decay-time') - "
+            "ringcache's LFU counter is aged by its eviction clock, not by time: only 1 is "
+            "supported");
+  EXPECT_EQ(rcc_->Cmd({"CONFIG", "GET", "lfu-log-factor"}), "*[$lfu-log-factor,$10]");
+  EXPECT_EQ(rcc_->Cmd({"CONFIG", "GET", "lfu-decay-time"}), "*[$lfu-decay-time,$1]");
   for (const char* policy : {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
                              "allkeys-lru", "ALLKEYS-LFU", "allkeys-random", "noeviction"}) {
     Same({"CONFIG", "SET", "maxmemory-policy", policy});

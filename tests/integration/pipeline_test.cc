@@ -3,13 +3,17 @@
 // in request order, and equal to redis-server's for the same bytes. ECHO markers check the
 // order independently of the oracle.
 
+#include <cstdlib>
 #include <future>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "tests/integration/fixtures.h"
 
 namespace rc::it {
@@ -168,6 +172,17 @@ TEST_P(PipelineTest, ClientWritesWholePipelineBeforeReadingLargeReplies) {
       return InfoFields(*observer, "commandstats")["cmdstat_get"].rfind(all_ran, 0) == 0;
     })) << "the server stopped running the pipeline while its replies were unread: "
         << InfoFields(*observer, "commandstats")["cmdstat_get"];
+    // The backlog waits in the server, where CLIENT LIST reports it (the reply list).
+    Client::ReplyPtr list = observer->RawCmd({"CLIENT", "LIST"});
+    absl::string_view lines;
+    if (list && list->type == REDIS_REPLY_STRING) lines = absl::string_view(list->str, list->len);
+    int64_t omem = -1;
+    for (absl::string_view line : absl::StrSplit(lines, '\n')) {
+      if (!absl::StrContains(line, " cmd=get ")) continue;
+      size_t at = line.find(" omem=");
+      if (at != absl::string_view::npos) omem = std::strtoll(line.data() + at + 6, nullptr, 10);
+    }
+    EXPECT_GT(omem, 8 << 20) << "CLIENT LIST's omem for 16 MB of unread replies";
     std::vector<std::string> replies = conn->ReadReplies(kGets, std::chrono::seconds(30));
     sender.join();
     EXPECT_TRUE(sent_future.get());

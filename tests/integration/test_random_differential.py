@@ -32,7 +32,7 @@ CONFIG_SETS = [
     ("slowlog-max-len", ["7", "128", "-1", "x"]),
     ("latency-monitor-threshold", ["0", "100", "abc"]),
     ("zset-max-ziplist-entries", ["64", "128", "-5"]),
-    ("zset-max-listpack-value", ["64", "1kb", "big"]),
+    ("zset-max-listpack-value", ["64", "200b", "big"]),
     ("notify-keyspace-events", ["", "Ex", "Q"]),
     ("list-max-listpack-size", ["-2", "5", "x"]),
     ("list-compress-depth", ["0", "-1"]),

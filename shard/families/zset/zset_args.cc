@@ -6,10 +6,10 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "core/zset_compact.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard.h"
+#include "shard/server/server_state.h"
 
 namespace rc {
 
@@ -161,32 +161,40 @@ ScoredMembers CopyRange(const ZSet& z, const RankWalk& w) {
   return out;
 }
 
-static_assert(kListpackEntries == zset_internal::kCompactMaxEntries &&
-              kListpackValue == zset_internal::kCompactMaxMember);
-
-bool ListpackLike(const ZSet& z, size_t extra, size_t extra_len) {
-  return z.compact() && z.size() + extra <= kListpackEntries && extra_len <= kListpackValue;
+ZSet::Limits ZSetLimits(const ServerState& server) {
+  return {size_t(server.config.zset_max_listpack_entries.get()),
+          size_t(server.config.zset_max_listpack_value.get())};
 }
 
-double ScoreToStore(const ZSet& z, std::string_view member, double score) {
+bool ListpackLike(const ZSet& z, const ZSet::Limits& limits, size_t extra, size_t extra_len) {
+  return z.compact() && z.size() + extra <= limits.entries && extra_len <= limits.value;
+}
+
+double ScoreToStore(const ZSet& z, const ZSet::Limits& limits, std::string_view member,
+                    double score) {
   if (score != 0 || !std::signbit(score)) return score;
   size_t extra = z.Score(member) ? 0 : 1;
-  return ListpackLike(z, extra, member.size()) ? 0.0 : score;
+  return ListpackLike(z, limits, extra, member.size()) ? 0.0 : score;
 }
 
-std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, bool incremental,
-                                int64_t known_length) {
+std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, const ZSet::Limits& limits,
+                                bool incremental, int64_t known_length) {
   auto z = std::make_unique<ZSet>();
   if (incremental) {
-    const bool skiplist = known_length > int64_t(kListpackEntries);
-    for (const auto& [m, s] : members) z->Add(m, skiplist ? s : ScoreToStore(*z, m, s));
+    // Redis creates the set as a skiplist when the range is known to outgrow a listpack.
+    const ZSet::Limits skiplist{0, 0};
+    const ZSet::Limits& use = known_length > int64_t(limits.entries) ? skiplist : limits;
+    for (const auto& [m, s] : members) z->Add(m, ScoreToStore(*z, use, m, s), use);
     return z;
   }
-  bool small = members.size() <= kListpackEntries;
+  bool small = members.size() <= limits.entries;
   for (size_t i = 0; small && i < members.size(); ++i) {
-    small = members[i].first.size() <= kListpackValue;
+    small = members[i].first.size() <= limits.value;
   }
-  for (const auto& [m, s] : members) z->Add(m, small && s == 0 ? 0.0 : s);
+  const ZSet::Limits skiplist{0, 0};
+  for (const auto& [m, s] : members) {
+    z->Add(m, small && s == 0 ? 0.0 : s, small ? limits : skiplist);
+  }
   return z;
 }
 

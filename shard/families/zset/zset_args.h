@@ -31,19 +31,20 @@ bool ParseScoreBound(std::string_view s, ScoreBound* out);
 // Redis zslParseLexRangeItem: `-`, `+`, `[value`, `(value`; `value` views into `s`.
 bool ParseLexBound(std::string_view s, LexBound* out);
 
-// Redis 7.0 keeps a set in a listpack while it has at most 128 members of at most 64 bytes
-// (zset-max-listpack-entries / -value), else in a skiplist; ZSet's compact encoding follows
-// the same rule, conversion for good included. The difference shows in two places: a
-// listpack stores an integral score as an integer, so -0 reads back as 0, and ZSCAN
-// returns a listpack whole.
-inline constexpr size_t kListpackEntries = 128;
-inline constexpr size_t kListpackValue = 64;
+// Redis 7.0 keeps a set in a listpack while it has at most zset-max-listpack-entries
+// members of at most zset-max-listpack-value bytes, else in a skiplist; ZSet's compact
+// encoding follows the same rule, conversion for good included. The difference shows in
+// two places: a listpack stores an integral score as an integer, so -0 reads back as 0,
+// and ZSCAN returns a listpack whole. The server's limits, read at every write:
+ZSet::Limits ZSetLimits(const ServerState& server);
 // Whether `z` stays compact (a Redis listpack) after adding `extra` new members, the
 // longest of them `extra_len` bytes. O(1).
-bool ListpackLike(const ZSet& z, size_t extra = 0, size_t extra_len = 0);
+bool ListpackLike(const ZSet& z, const ZSet::Limits& limits, size_t extra = 0,
+                  size_t extra_len = 0);
 // The score to store for `member` (about to be added to or updated in `z`): -0 becomes 0
 // where Redis would write it into a listpack.
-double ScoreToStore(const ZSet& z, std::string_view member, double score);
+double ScoreToStore(const ZSet& z, const ZSet::Limits& limits, std::string_view member,
+                    double score);
 // addReplyDouble of Redis 7.0 ("%.17g", inf, -inf): a bulk string, or a RESP3 double.
 inline void ReplyScore(ReplyBuilder& reply, double d) { reply.Double(d); }
 // Member lists with optional scores: RESP2 flattens them [m1, s1, m2, s2, ...], RESP3
@@ -116,7 +117,7 @@ ScoredMembers CopyRange(const ZSet& z, const RankWalk& w);
 // convert a small result at the end (`incremental` false); ZRANGESTORE adds `members` in
 // order to a listpack that converts when it outgrows it, or starts as a skiplist when a
 // rank range is known to be larger (`incremental`, `known_length`, -1 if unknown).
-std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, bool incremental = false,
-                                int64_t known_length = -1);
+std::unique_ptr<ZSet> BuildZSet(const ScoredMembers& members, const ZSet::Limits& limits,
+                                bool incremental = false, int64_t known_length = -1);
 
 }  // namespace rc

@@ -35,9 +35,11 @@ namespace rc {
 namespace {
 
 // Stores a STORE form's result (an empty one deletes the key), with Redis's events.
-void StoreResult(Shard& shard, std::string_view dst, const ScoredMembers& members, bool incremental,
-                 int64_t known_length, std::string_view event) {
-  shard.StoreNotify(dst, Value(BuildZSet(members, incremental, known_length)), kNotifyZset, event);
+void StoreResult(Shard& shard, std::string_view dst, const ScoredMembers& members,
+                 const ZSet::Limits& limits, bool incremental, int64_t known_length,
+                 std::string_view event) {
+  shard.StoreNotify(dst, Value(BuildZSet(members, limits, incremental, known_length)),
+                    kNotifyZset, event);
 }
 
 // What to keep of a source set (runs on the source's shard; must be thread-safe).
@@ -98,13 +100,15 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys,
           });
         });
   }
+  const ZSet::Limits limits = ZSetLimits(cmd.server);
   LockedReadThenWrite(
       cmd, LockKeys(groups), read, outcome,
-      [groups, event](Shard& shard, size_t gi, const Outcome& o) {
+      [groups, event, limits](Shard& shard, size_t gi, const Outcome& o) {
         // Items are in argument order within a group: item 0 (the destination) leads its
         // group.
         if (o.error.empty() && groups->Items(gi)[0] == 0) {
-          StoreResult(shard, groups->Args(gi)[0], o.members, o.incremental, o.known_length, event);
+          StoreResult(shard, groups->Args(gi)[0], o.members, limits, o.incremental,
+                      o.known_length, event);
         }
       },
       [out](const Outcome& o) {
@@ -132,7 +136,8 @@ void ZRangeStore(ShardCmd& cmd) {
   if (e != nullptr) members = CopyRange(*e->object<ZSet>(), PlanRange(*e->object<ZSet>(), q));
   // Redis raises the events after its reply.
   cmd.reply.Integer(int64_t(members.size()));
-  StoreResult(cmd.shard, cmd.args[1], members, true, KnownLength(q, members), "zrangestore");
+  StoreResult(cmd.shard, cmd.args[1], members, ZSetLimits(cmd.server), true,
+              KnownLength(q, members), "zrangestore");
 }
 
 // The two keys are on different shards.

@@ -65,6 +65,7 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
   double newscore = 0;
   if (e == nullptr && !f.xx) e = shard.Add(cmd.args[1], Value::Make<ZSet>());
   if (e != nullptr) {
+    const ZSet::Limits limits = ZSetLimits(cmd.server);
     ValueUpdate update(shard, e);
     ZSet* z = &update.get<ZSet>();
     bool nan = false;
@@ -84,12 +85,12 @@ void ZAddGeneric(ShardCmd& cmd, bool incr) {
         if ((f.lt && score >= *cur) || (f.gt && score <= *cur)) continue;
         newscore = score;
         if (score != *cur) {
-          z->Add(member, ScoreToStore(*z, member, score));
+          z->Add(member, ScoreToStore(*z, limits, member, score), limits);
           ++updated;
         }
         ++processed;
       } else if (!f.xx) {
-        z->Add(member, ScoreToStore(*z, member, score));
+        z->Add(member, ScoreToStore(*z, limits, member, score), limits);
         newscore = score;
         ++added;
         ++processed;

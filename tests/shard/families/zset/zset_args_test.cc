@@ -71,21 +71,34 @@ TEST(ZSetArgs, ScoresPrintAsRedis70) {
 }
 
 TEST(ZSetArgs, NegativeZeroIsKeptOnlyWhereRedisUsesASkiplist) {
+  const ZSet::Limits redis;  // 128 members of 64 bytes
   ZSet z;
-  EXPECT_FALSE(std::signbit(ScoreToStore(z, "m", -0.0)));
-  EXPECT_TRUE(std::signbit(ScoreToStore(z, std::string(65, 'x'), -0.0)));
-  EXPECT_EQ(ScoreToStore(z, "m", 2.5), 2.5);
-  for (int i = 0; i < 128; ++i) z.Add(std::to_string(i), i);
-  EXPECT_FALSE(std::signbit(ScoreToStore(z, "5", -0.0)));   // an update: still 128
-  EXPECT_TRUE(std::signbit(ScoreToStore(z, "new", -0.0)));  // the 129th member
-  EXPECT_TRUE(ListpackLike(z));
-  EXPECT_FALSE(ListpackLike(z, 1, 1));
+  EXPECT_FALSE(std::signbit(ScoreToStore(z, redis, "m", -0.0)));
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, redis, std::string(65, 'x'), -0.0)));
+  EXPECT_EQ(ScoreToStore(z, redis, "m", 2.5), 2.5);
+  for (int i = 0; i < 128; ++i) z.Add(std::to_string(i), i, redis);
+  EXPECT_FALSE(std::signbit(ScoreToStore(z, redis, "5", -0.0)));   // an update: still 128
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, redis, "new", -0.0)));  // the 129th member
+  EXPECT_TRUE(ListpackLike(z, redis));
+  EXPECT_FALSE(ListpackLike(z, redis, 1, 1));
+  // Other limits (CONFIG SET zset-max-listpack-*) move the line.
+  EXPECT_FALSE(std::signbit(ScoreToStore(z, {200, 64}, "new", -0.0)));
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, {200, 2}, "new", -0.0)));
   // Grown past the limit and shrunk back: a skiplist in Redis for good, so -0 stays.
-  z.Add("new", 1);
+  z.Add("new", 1, redis);
   for (int i = 0; i < 120; ++i) z.Remove(std::to_string(i));
   EXPECT_FALSE(z.compact());
-  EXPECT_FALSE(ListpackLike(z));
-  EXPECT_TRUE(std::signbit(ScoreToStore(z, "other", -0.0)));
+  EXPECT_FALSE(ListpackLike(z, redis));
+  EXPECT_TRUE(std::signbit(ScoreToStore(z, redis, "other", -0.0)));
+}
+
+TEST(ZSetArgs, BuildZSetFollowsTheLimits) {
+  const ScoredMembers three = {{"a", 1}, {"b", 2}, {"c", 3}};
+  EXPECT_TRUE(BuildZSet(three, {})->compact());
+  EXPECT_FALSE(BuildZSet(three, {2, 64})->compact());
+  EXPECT_FALSE(BuildZSet(three, {128, 0})->compact());
+  EXPECT_TRUE(BuildZSet(three, {3, 1}, /*incremental=*/true, 3)->compact());
+  EXPECT_FALSE(BuildZSet(three, {2, 64}, /*incremental=*/true, 3)->compact());
 }
 
 TEST(ZSetArgs, ClampRanksLikeRedis) {
@@ -153,13 +166,13 @@ TEST_F(RangeQueryTest, GrammarErrors) {
 }
 
 TEST(ZSetArgs, BuildZSetStoresNormalizedScores) {
-  auto z = BuildZSet({{"a", -0.0}, {"b", 2}});
+  auto z = BuildZSet({{"a", -0.0}, {"b", 2}}, {});
   ASSERT_EQ(z->size(), 2u);
   EXPECT_FALSE(std::signbit(*z->Score("a")));
   ScoredMembers all = CopyRange(*z, RankWalk{0, 2, false});
   ASSERT_EQ(all.size(), 2u);
   EXPECT_EQ(all[1].first, "b");
-  EXPECT_TRUE(BuildZSet({})->size() == 0);
+  EXPECT_TRUE(BuildZSet({}, {})->size() == 0);
 }
 
 }  // namespace
