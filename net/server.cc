@@ -23,6 +23,7 @@
 #include "shard/persist/aof_replay.h"
 #include "shard/persist/rdb_load.h"
 #include "shard/persist/save.h"
+#include "shard/server/memory_info.h"
 #include "timers/clock.h"
 
 namespace rc::net {
@@ -340,6 +341,7 @@ bool Server::StartLog(std::string* error) {
 }
 
 bool Server::LoadData(std::string* error) {
+  state_.memory.startup.store(UsedMemory(), std::memory_order_relaxed);
   Config& config = state_.config;
   if (config.dir.empty()) {
     char cwd[PATH_MAX];

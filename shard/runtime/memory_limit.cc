@@ -20,6 +20,7 @@ constexpr int64_t kOverheadSampleNanos = 100'000'000;
 // every 64-byte entry under glibc). An allocator that reports nothing (sanitizer builds)
 // leaves it at 0.
 void SampleOverhead(ShardSet& shards, MemoryState& state) {
+  state.NotePeak(UsedMemory());
   const int64_t malloc_bytes = int64_t(MallocBytes()) + MallocHeaderBytes();
   if (malloc_bytes == 0) return;
   int64_t shards_bytes = 0;

@@ -28,6 +28,14 @@ struct ClientBuffers {
   bool blocked = false;        // held by CLIENT PAUSE (flag b)
 };
 
+// A client's memory as Redis's getClientMemoryUsage counts it, but the arguments of a
+// command running now: query buffer and its free room, reply buffer, reply list, a queued
+// transaction (CLIENT LIST's tot-mem, MEMORY STATS' clients.normal).
+inline size_t ClientMemory(const ClientBuffers& b, const ClientState& c) {
+  const size_t multi = c.multi ? MultiMem(c.multi->queued) : c.exec_nested ? c.exec_mem : 0;
+  return b.qbuf + b.qbuf_free + b.rbs + b.omem + multi;
+}
+
 // Implemented by net::Connection. Every method runs on the connection's own thread.
 class ClientHandle {
  public:

@@ -2,6 +2,7 @@
 // Server-wide memory state that every thread reads and the shard threads write
 // (shard/runtime/memory_limit.h uses it; docs/EVICTION.md explains the scheme).
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 
@@ -14,6 +15,19 @@ struct MemoryState {
   std::atomic<int64_t> overhead{0};
   // When shard 0's thread samples the overhead next (MonotonicNanos); that thread only.
   int64_t next_overhead_sample_ns = 0;
+  // used_memory as the server had started, before any data loaded: what the process costs
+  // empty (MEMORY STATS startup.allocated). Set once, before the workers serve.
+  std::atomic<uint64_t> startup{0};
+
+  // The highest used_memory seen, sampled with the overhead and by every INFO and MEMORY
+  // STATS (Redis samples in its cron and after commands), readers that hold the state
+  // const. Returns the peak with `used`.
+  uint64_t NotePeak(uint64_t used) const {
+    uint64_t peak = peak_.load(std::memory_order_relaxed);
+    while (used > peak && !peak_.compare_exchange_weak(peak, used, std::memory_order_relaxed)) {
+    }
+    return std::max(peak, used);
+  }
 
   // INFO's total_eviction_exceeded_time / current_eviction_exceeded_time, in ms: since
   // when the server has been over maxmemory (0: it is not), and the total of past spells.
@@ -43,6 +57,7 @@ struct MemoryState {
   }
 
  private:
+  mutable std::atomic<uint64_t> peak_{0};
   std::atomic<int64_t> over_since_ms_{0};
   std::atomic<int64_t> total_over_ms_{0};
 };

@@ -54,7 +54,7 @@ std::string ClientLine(ClientHandle& h, const std::vector<std::string>& cmd_name
                         : c.exec_nested ? c.exec_count
                                         : -1;
   const size_t multi_mem = c.multi ? MultiMem(c.multi->queued) : c.exec_nested ? c.exec_mem : 0;
-  size_t tot_mem = b.qbuf + b.qbuf_free + b.rbs + b.omem + argv_mem + multi_mem;
+  const size_t tot_mem = ClientMemory(b, c) + argv_mem;
   return StrCat("id=", c.id, " addr=", c.addr, " laddr=", c.laddr, " fd=", c.fd, " name=", c.name,
                 " age=", (now_unix_ms - c.created_ms) / 1000,
                 " idle=", std::max<int64_t>(0, now_mono_ms - b.last_active_ms) / 1000,

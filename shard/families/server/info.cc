@@ -94,8 +94,6 @@ Totals Sum(const std::vector<ThreadReport>& reports) {
   return t;
 }
 
-std::atomic<uint64_t> peak_memory{0};
-
 void ServerSection(const ServerState& s, std::string* out) {
   utsname u;
   uname(&u);
@@ -177,11 +175,8 @@ void AllocatorMemory(uint64_t rss, std::string* out) {
 }
 
 void MemorySection(const ServerState& s, const Totals& t, std::string* out) {
-  uint64_t used = UsedMemory();
-  uint64_t peak = peak_memory.load();
-  while (used > peak && !peak_memory.compare_exchange_weak(peak, used)) {
-  }
-  peak = std::max(peak, used);
+  const uint64_t used = UsedMemory();
+  const uint64_t peak = s.memory.NotePeak(used);
   uint64_t rss = RssBytes();
   const auto maxmemory = uint64_t(s.config.maxmemory.get());
   StrAppend(out, "# Memory\r\n", "used_memory:", used, "\r\n",
