@@ -2,6 +2,8 @@
 // (core/malloc_counter.h). RINGCACHE_MALLOC=glibc.
 
 #include <malloc.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -33,6 +35,34 @@ namespace {
 // Chunks of one size each thread's cache keeps (glibc's default: 7). A loop turn's burst
 // of cross-shard commands is a few hundred blocks of a size per thread.
 constexpr int kTcacheCount = 1024;
+
+#if !defined(RC_SANITIZER_MALLOC) && defined(__GLIBC__)
+// Whether /proc/self/exe is the file this code was loaded from. Started through another
+// program (the dynamic loader: `ld.so ./ringcache --port ...`), it is that program, and
+// the loader rewrites the auxiliary vector, so only the mappings tell.
+bool ExeIsThisProgram() {
+  struct stat exe;
+  if (stat("/proc/self/exe", &exe) != 0) return false;
+  FILE* maps = std::fopen("/proc/self/maps", "r");
+  if (maps == nullptr) return false;
+  const auto here = reinterpret_cast<uintptr_t>(&ExeIsThisProgram);
+  bool same = false;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), maps) != nullptr) {
+    unsigned long start = 0, end = 0, inode = 0;
+    unsigned major = 0, minor = 0;
+    if (std::sscanf(line, "%lx-%lx %*s %*x %x:%x %lu", &start, &end, &major, &minor, &inode) !=
+        5) {
+      continue;
+    }
+    if (here < start || here >= end) continue;
+    same = inode == exe.st_ino && makedev(major, minor) == exe.st_dev;
+    break;
+  }
+  std::fclose(maps);
+  return same;
+}
+#endif
 
 }  // namespace
 
@@ -71,6 +101,9 @@ void ExecWithMallocTunables(char** argv) {
   if (tunables != nullptr && std::strstr(tunables, "glibc.malloc.tcache_count") != nullptr) {
     return;
   }
+  // Started through another program, re-executing /proc/self/exe would run that one with
+  // ringcache's arguments: run without the deeper cache instead.
+  if (!ExeIsThisProgram()) return;
   std::string value = tunables != nullptr && *tunables != '\0' ? std::string(tunables) + ":" : "";
   value += "glibc.malloc.tcache_count=" + std::to_string(kTcacheCount);
   if (setenv("GLIBC_TUNABLES", value.c_str(), 1) != 0) return;

@@ -1,7 +1,8 @@
 """The process as a service manager runs it, and the config file as Redis reads it: a
 real ringcache daemonizes and keeps its pid file and log file, tells systemd it is ready
-and stopping, sets TCP keepalive on its clients, and refuses a config file line it cannot
-honour (naming the file and the line) instead of starting without it.
+and stopping, sets TCP keepalive on its clients, starts when run through the dynamic
+loader, and refuses a config file line it cannot honour (naming the file and the line)
+instead of starting without it.
 
 Run by ctest as `/usr/bin/python3 test_process.py <path-to-ringcache> <Class>`.
 """
@@ -130,6 +131,53 @@ class ProcessDirectivesTest(unittest.TestCase):
                         and int(remote.split(":")[1], 16) == client_port):
                     return int(fields[5].split(":")[0], 16)
         raise AssertionError("no server socket for client port %d" % client_port)
+
+
+class LaunchTest(unittest.TestCase):
+    """Started directly, a glibc build re-executes itself once with a deeper per-thread
+    malloc cache (GLIBC_TUNABLES, core/malloc/glibc.cc); started through another program,
+    as `ld.so ./ringcache ...` (how some supervisors and tools start one), there is no
+    re-execution of that program with ringcache's arguments, and the server serves."""
+
+    LOADER = "/lib64/ld-linux-x86-64.so.2"
+
+    @staticmethod
+    def _environ(pid):
+        with open("/proc/%d/environ" % pid, "rb") as f:
+            return f.read().split(b"\0")
+
+    @staticmethod
+    def _maps(pid):
+        with open("/proc/%d/maps" % pid) as f:
+            return f.read()
+
+    def test_direct_start_takes_the_malloc_tunable(self):
+        server = Ringcache(threads=1)
+        try:
+            maps = self._maps(server.proc.pid)
+            if "/libasan.so" in maps or "/libtsan.so" in maps:
+                return  # the sanitizers' allocator replaces glibc's: nothing to tune
+            tunables = [e for e in self._environ(server.proc.pid)
+                        if e.startswith(b"GLIBC_TUNABLES=")]
+            self.assertEqual(len(tunables), 1)
+            self.assertIn(b"glibc.malloc.tcache_count=", tunables[0])
+        finally:
+            server.stop_ok()
+
+    def test_started_through_the_dynamic_loader(self):
+        if not os.path.exists(self.LOADER):
+            self.skipTest("no %s on this host" % self.LOADER)
+        server = Ringcache(binary=self.LOADER,
+                           args=[ringcache_server.BINARY, "--port", "0", "--threads", "2"])
+        try:
+            r = redis.Redis(port=server.port)
+            self.assertTrue(r.ping())
+            self.assertTrue(r.set("k", "v"))
+            self.assertEqual(r.get("k"), b"v")
+            self.assertEqual(os.readlink("/proc/%d/exe" % server.proc.pid),
+                             os.path.realpath(self.LOADER))
+        finally:
+            server.stop_ok()
 
 
 class DebugCommandTest(unittest.TestCase):
