@@ -11,7 +11,7 @@
 #include "core/malloc_tuning.h"
 #include "net/process_control.h"
 #include "net/server.h"
-#include "shard/server/command_line.h"
+#include "shard/state/command_line.h"
 
 int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {

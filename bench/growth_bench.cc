@@ -23,7 +23,7 @@
 #include "benchmark/benchmark.h"
 #include "core/malloc_tuning.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -16,7 +16,7 @@
 #include "shard/command/reply_sink.h"
 #include "shard/families/families.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -4,7 +4,7 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
-#include "shard/server/auth.h"
+#include "shard/state/auth.h"
 
 namespace rc::net {
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc::net {
 

@@ -10,7 +10,7 @@
 #include "net/resp_peek.h"
 #include "shard/command/blocking_call.h"
 #include "shard/command/dispatcher.h"
-#include "shard/server/auth.h"
+#include "shard/state/auth.h"
 
 namespace rc::net {
 

@@ -19,7 +19,7 @@
 #include "net/resp_parser.h"
 #include "shard/command/client_state.h"
 #include "shard/command/reply_sink.h"
-#include "shard/server/client_registry.h"
+#include "shard/state/client_registry.h"
 #include "timers/idle_list.h"
 
 namespace rc::net {

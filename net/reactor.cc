@@ -15,7 +15,7 @@
 #include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/memory_limit.h"
-#include "shard/server/auth.h"
+#include "shard/state/auth.h"
 #include "timers/clock.h"
 
 namespace rc::net {

@@ -29,7 +29,7 @@
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/script_busy.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/idle_list.h"
 
 namespace rc::net {

@@ -23,7 +23,7 @@
 #include "shard/persist/aof_replay.h"
 #include "shard/persist/rdb_load.h"
 #include "shard/persist/save.h"
-#include "shard/server/memory_info.h"
+#include "shard/state/memory_info.h"
 #include "timers/clock.h"
 
 namespace rc::net {

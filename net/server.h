@@ -22,7 +22,7 @@
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc::net {

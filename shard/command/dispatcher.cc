@@ -16,8 +16,8 @@
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/watch.h"
-#include "shard/server/auth.h"
-#include "shard/server/server_state.h"
+#include "shard/state/auth.h"
+#include "shard/state/server_state.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {

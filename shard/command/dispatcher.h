@@ -21,7 +21,7 @@
 #include "shard/command/hop_batch.h"
 #include "shard/command/owned_args.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {

@@ -16,7 +16,7 @@
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {

@@ -17,7 +17,7 @@ void RegisterSetCommands(CommandTable& table);
 void RegisterListCommands(CommandTable& table);
 void RegisterPubSubCommands(CommandTable& table);
 void RegisterConnectionCommands(CommandTable& table);
-void RegisterServerCommands(CommandTable& table);
+void RegisterAdminCommands(CommandTable& table);
 void RegisterTransactionCommands(CommandTable& table);
 void RegisterSlowlogCommands(CommandTable& table);
 void RegisterLatencyCommands(CommandTable& table);
@@ -43,7 +43,7 @@ CommandTable BuildCommandTable() {
   RegisterListCommands(table);
   RegisterPubSubCommands(table);
   RegisterConnectionCommands(table);
-  RegisterServerCommands(table);
+  RegisterAdminCommands(table);
   RegisterTransactionCommands(table);
   RegisterSlowlogCommands(table);
   RegisterLatencyCommands(table);

@@ -13,7 +13,7 @@
 #include "core/strings.h"
 #include "core/log.h"
 #include "shard/runtime/aof_journal.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -22,8 +22,8 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/restore_set.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/rdb_settings.h"
-#include "shard/server/server_state.h"
+#include "shard/state/rdb_settings.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -11,7 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "core/crc64.h"
 #include "core/rdb.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -12,7 +12,7 @@
 #include "shard/persist/rdb_writer.h"
 #include "shard/runtime/fanout.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

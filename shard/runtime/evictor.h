@@ -32,7 +32,7 @@
 #include "core/entry.h"
 #include "core/ghost_filter.h"
 #include "core/probation_ring.h"
-#include "shard/server/eviction_policy.h"
+#include "shard/state/eviction_policy.h"
 
 namespace rc {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "shard/runtime/shard_set.h"
-#include "shard/server/memory_info.h"
-#include "shard/server/server_state.h"
+#include "shard/state/memory_info.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

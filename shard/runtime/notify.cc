@@ -5,7 +5,7 @@
 #include "core/strings.h"
 #include "shard/runtime/pubsub.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -4,7 +4,7 @@
 #include <cstring>
 #include <string>
 
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc {

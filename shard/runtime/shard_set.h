@@ -22,8 +22,8 @@
 #include "shard/runtime/script_busy.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/stats.h"
-#include "shard/server/client_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/client_registry.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

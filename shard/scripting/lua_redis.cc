@@ -19,7 +19,7 @@
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/sha1.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -16,7 +16,7 @@
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {

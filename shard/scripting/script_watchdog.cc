@@ -5,7 +5,7 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

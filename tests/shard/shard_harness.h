@@ -26,7 +26,7 @@
 #include "shard/families/families.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc::testing {

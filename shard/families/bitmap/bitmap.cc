@@ -13,7 +13,7 @@
 #include "shard/families/string/string_space.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -15,7 +15,7 @@
 #include "shard/families/list/list_ops.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -11,7 +11,7 @@
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -1,7 +1,7 @@
 // CLUSTER (the subcommands a cluster client needs: SLOTS, SHARDS, NODES, MYID, INFO,
 // KEYSLOT, COUNTKEYSINSLOT, GETKEYSINSLOT, HELP, and ringcache's RELOAD), READONLY,
 // READWRITE and ASKING, with Redis 7.0's reply shapes. The map they describe is
-// shard/server/cluster_map.h; docs/CLUSTER.md has the design.
+// shard/state/cluster_map.h; docs/CLUSTER.md has the design.
 
 #include <algorithm>
 #include <mutex>
@@ -14,8 +14,8 @@
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/cluster_map.h"
-#include "shard/server/server_state.h"
+#include "shard/state/cluster_map.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

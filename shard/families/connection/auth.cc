@@ -1,6 +1,6 @@
 // AUTH (shard/auth.h). Runs on the connection's thread.
 
-#include "shard/server/auth.h"
+#include "shard/state/auth.h"
 
 #include <algorithm>
 #include <mutex>

@@ -16,8 +16,8 @@
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
-#include "shard/server/client_registry.h"
-#include "shard/server/server_state.h"
+#include "shard/state/client_registry.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -10,8 +10,8 @@
 #include "shard/runtime/pubsub.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/runtime/watch.h"
-#include "shard/server/auth.h"
-#include "shard/server/server_state.h"
+#include "shard/state/auth.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

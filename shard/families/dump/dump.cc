@@ -15,7 +15,7 @@
 #include "shard/command/errors.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/rdb_settings.h"
+#include "shard/state/rdb_settings.h"
 
 namespace rc {
 

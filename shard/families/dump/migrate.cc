@@ -35,7 +35,7 @@
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/rdb_settings.h"
+#include "shard/state/rdb_settings.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc {

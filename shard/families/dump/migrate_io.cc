@@ -22,7 +22,7 @@ namespace rc {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 enum class Io { kOk, kError, kTimeout };
 
 // Redis's MIGRATE_SOCKET_CACHE_TTL and its 64 KiB write chunks (each chunk, each reply
@@ -30,9 +30,9 @@ enum class Io { kOk, kError, kTimeout };
 constexpr auto kCacheTtl = std::chrono::seconds(10);
 constexpr size_t kWriteChunk = 64 * 1024;
 
-Io WaitFor(int fd, short events, Clock::time_point deadline) {
+Io WaitFor(int fd, short events, SteadyClock::time_point deadline) {
   for (;;) {
-    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now()).count();
     if (left <= 0) return Io::kTimeout;
     pollfd p{fd, events, 0};
     const int n = poll(&p, 1, int(std::min<int64_t>(left, INT32_MAX)));
@@ -66,7 +66,7 @@ int Connect(const std::string& host, const std::string& port, int64_t timeout_ms
   }
   freeaddrinfo(addrs);
   if (fd < 0) return -1;
-  WaitFor(fd, POLLOUT, Clock::now() + std::chrono::milliseconds(timeout_ms));
+  WaitFor(fd, POLLOUT, SteadyClock::now() + std::chrono::milliseconds(timeout_ms));
   const int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   return fd;
@@ -75,14 +75,14 @@ int Connect(const std::string& host, const std::string& port, int64_t timeout_ms
 struct Conn {
   int fd = -1;
   int64_t last_db = -1;  // the db its last successful MIGRATE selected
-  Clock::time_point last_use;
+  SteadyClock::time_point last_use;
   std::string in;  // bytes read past the last line
 };
 
 Io WriteAll(Conn& c, std::string_view data, int64_t timeout_ms) {
   while (!data.empty()) {
     const std::string_view chunk = data.substr(0, kWriteChunk);
-    const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+    const SteadyClock::time_point deadline = SteadyClock::now() + std::chrono::milliseconds(timeout_ms);
     size_t done = 0;
     while (done < chunk.size()) {
       const ssize_t n = send(c.fd, chunk.data() + done, chunk.size() - done, MSG_NOSIGNAL);
@@ -101,7 +101,7 @@ Io WriteAll(Conn& c, std::string_view data, int64_t timeout_ms) {
 
 // One reply line, without its CRLF.
 Io ReadLine(Conn& c, std::string* line, int64_t timeout_ms) {
-  const Clock::time_point deadline = Clock::now() + std::chrono::milliseconds(timeout_ms);
+  const SteadyClock::time_point deadline = SteadyClock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     if (const size_t nl = c.in.find('\n'); nl != std::string::npos) {
       line->assign(c.in, 0, nl > 0 && c.in[nl - 1] == '\r' ? nl - 1 : nl);
@@ -127,7 +127,7 @@ class ConnCache {
     for (auto& [name, c] : conns_) close(c.fd);
   }
   Conn* Get(const MigrateRequest& r, const std::string& name) {
-    const Clock::time_point now = Clock::now();
+    const SteadyClock::time_point now = SteadyClock::now();
     for (auto it = conns_.begin(); it != conns_.end();) {
       auto cur = it++;
       if (now - cur->second.last_use > kCacheTtl) {

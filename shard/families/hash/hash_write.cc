@@ -14,7 +14,7 @@
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

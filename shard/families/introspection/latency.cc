@@ -10,8 +10,8 @@
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/fanout.h"
-#include "shard/server/latency_report.h"
-#include "shard/server/server_state.h"
+#include "shard/state/latency_report.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

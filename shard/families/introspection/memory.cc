@@ -13,9 +13,9 @@
 #include "shard/runtime/shard.h"
 #include "shard/scripting/function_registry.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/client_registry.h"
-#include "shard/server/memory_info.h"
-#include "shard/server/server_state.h"
+#include "shard/state/client_registry.h"
+#include "shard/state/memory_info.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -7,7 +7,7 @@
 #include "core/strings.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

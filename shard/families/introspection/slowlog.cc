@@ -4,7 +4,7 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/dispatcher.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -18,7 +18,7 @@
 #include "shard/command/multi_shard.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

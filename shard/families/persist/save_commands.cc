@@ -9,7 +9,7 @@
 #include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/shard_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -9,7 +9,7 @@
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -15,7 +15,7 @@
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_watchdog.h"
 #include "shard/scripting/sha1.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

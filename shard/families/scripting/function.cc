@@ -21,7 +21,7 @@
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_watchdog.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

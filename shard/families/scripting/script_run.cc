@@ -8,7 +8,7 @@
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_task.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

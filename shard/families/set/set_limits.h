@@ -2,7 +2,7 @@
 // What the set commands share: the encoding limits from the configuration. Owner thread.
 
 #include "core/member_set.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

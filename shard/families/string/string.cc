@@ -17,7 +17,7 @@
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

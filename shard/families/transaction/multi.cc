@@ -10,7 +10,7 @@
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/runtime/watch.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -9,7 +9,7 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

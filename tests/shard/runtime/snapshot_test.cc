@@ -13,7 +13,7 @@
 #include "gtest/gtest.h"
 #include "shard/runtime/shard.h"
 #include "shard/runtime/stats.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 #include "timers/clock.h"
 
 namespace rc {

@@ -6,7 +6,7 @@
 // later repeats go, and settings that differ from their defaults but are not in the file
 // are appended.
 
-#include "shard/server/config_file.h"
+#include "shard/state/config_file.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -19,7 +19,7 @@
 
 #include "core/split_args.h"
 #include "core/strings.h"
-#include "shard/server/config_params.h"
+#include "shard/state/config_params.h"
 
 namespace rc {
 

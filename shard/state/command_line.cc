@@ -1,4 +1,4 @@
-#include "shard/server/command_line.h"
+#include "shard/state/command_line.h"
 
 // `ringcache [file.conf] [--name value ...]`, as redis-server takes them: the file first,
 // then flags override it.
@@ -7,8 +7,8 @@
 #include <sstream>
 
 #include "core/strings.h"
-#include "shard/server/config_file.h"
-#include "shard/server/config_params.h"
+#include "shard/state/config_file.h"
+#include "shard/state/config_params.h"
 
 namespace rc {
 

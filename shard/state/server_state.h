@@ -9,11 +9,11 @@
 #include <string>
 #include <string_view>
 
-#include "shard/server/cluster_state.h"
-#include "shard/server/config.h"
-#include "shard/server/introspection.h"
-#include "shard/server/memory_state.h"
-#include "shard/server/persist_state.h"
+#include "shard/state/cluster_state.h"
+#include "shard/state/config.h"
+#include "shard/state/introspection.h"
+#include "shard/state/memory_state.h"
+#include "shard/state/persist_state.h"
 #include "timers/clock.h"
 
 namespace rc {

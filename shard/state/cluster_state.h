@@ -1,5 +1,5 @@
 #pragma once
-// The cluster map the process serves now (shard/server/cluster_map.h), swapped whole by a
+// The cluster map the process serves now (shard/state/cluster_map.h), swapped whole by a
 // reload. Readers keep a per-thread copy (ShardThread::cluster_map) and look at the
 // generation, one relaxed atomic load, before each command that needs the map.
 
@@ -9,7 +9,7 @@
 #include <mutex>
 #include <utility>
 
-#include "shard/server/cluster_map.h"
+#include "shard/state/cluster_map.h"
 
 namespace rc {
 

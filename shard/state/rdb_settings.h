@@ -6,7 +6,7 @@
 // and the snapshot use them. Any thread: Tunable reads.
 
 #include "core/rdb_value.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

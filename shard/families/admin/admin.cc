@@ -1,4 +1,4 @@
-// Server commands: CONFIG, TIME, SHUTDOWN (INFO is in info.cc, COMMAND in
+// Administration commands: CONFIG, TIME, SHUTDOWN (INFO is in info.cc, COMMAND in
 // command.cc).
 
 #include <algorithm>
@@ -15,9 +15,9 @@
 #include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/fanout.h"
-#include "shard/server/config_file.h"
-#include "shard/server/config_params.h"
-#include "shard/server/server_state.h"
+#include "shard/state/config_file.h"
+#include "shard/state/config_params.h"
+#include "shard/state/server_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc {
@@ -212,7 +212,7 @@ void Shutdown(CoordCmd& cmd) {
 
 }  // namespace
 
-void RegisterServerCommands(CommandTable& t) {
+void RegisterAdminCommands(CommandTable& t) {
   const uint32_t kConfig = kCmdAdmin | kCmdNoScript | kCmdLoading | kCmdStale;
   CommandTable::Family f = t.StartFamily();
   f.Add({.name = "config",

@@ -1,4 +1,4 @@
-#include "shard/server/introspection.h"
+#include "shard/state/introspection.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -22,8 +22,8 @@
 #include "shard/runtime/fanout.h"
 #include "shard/scripting/function_registry.h"
 #include "shard/scripting/script_registry.h"
-#include "shard/server/memory_info.h"
-#include "shard/server/server_state.h"
+#include "shard/state/memory_info.h"
+#include "shard/state/server_state.h"
 #include "threadpool/thread_pool.h"
 #include "timers/clock.h"
 

@@ -1,4 +1,4 @@
-#include "shard/server/eviction_policy.h"
+#include "shard/state/eviction_policy.h"
 
 #include "core/strings.h"
 

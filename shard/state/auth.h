@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "shard/command/client_state.h"
-#include "shard/server/server_state.h"
+#include "shard/state/server_state.h"
 
 namespace rc {
 

@@ -12,7 +12,7 @@
 #include <thread>
 #include <vector>
 
-#include "shard/server/eviction_policy.h"
+#include "shard/state/eviction_policy.h"
 
 namespace rc {
 

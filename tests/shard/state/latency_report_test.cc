@@ -1,6 +1,6 @@
 // The latency monitor's per-second history and the DOCTOR / GRAPH texts built from it.
 
-#include "shard/server/latency_report.h"
+#include "shard/state/latency_report.h"
 
 #include <gtest/gtest.h>
 

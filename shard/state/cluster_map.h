@@ -25,7 +25,7 @@
 #include <vector>
 
 #include "core/key_slot.h"
-#include "shard/server/config.h"
+#include "shard/state/config.h"
 
 namespace rc {
 

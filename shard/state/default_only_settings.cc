@@ -1,4 +1,4 @@
-#include "shard/server/default_only_settings.h"
+#include "shard/state/default_only_settings.h"
 
 #include "core/numbers.h"
 #include "core/split_args.h"

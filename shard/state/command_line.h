@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "shard/server/config.h"
+#include "shard/state/config.h"
 
 namespace rc {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "shard/server/config.h"
+#include "shard/state/config.h"
 
 namespace rc {
 

@@ -1,4 +1,4 @@
-#include "shard/server/config_params.h"
+#include "shard/state/config_params.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -17,7 +17,7 @@
 #include "core/strings.h"
 #include "core/zset_compact.h"
 #include "shard/runtime/notify.h"
-#include "shard/server/default_only_settings.h"
+#include "shard/state/default_only_settings.h"
 
 namespace rc {
 

@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shard/server/config.h"
+#include "shard/state/config.h"
 
 namespace rc {
 

@@ -1,4 +1,4 @@
-#include "shard/server/cluster_map.h"
+#include "shard/state/cluster_map.h"
 
 #include <algorithm>
 #include <fstream>

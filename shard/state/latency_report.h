@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "shard/server/introspection.h"
+#include "shard/state/introspection.h"
 
 namespace rc {
 

@@ -1,4 +1,4 @@
-#include "shard/server/latency_report.h"
+#include "shard/state/latency_report.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
 #include "gtest/gtest.h"
-#include "shard/server/command_line.h"
-#include "shard/server/config_file.h"
-#include "shard/server/config_params.h"
+#include "shard/state/command_line.h"
+#include "shard/state/config_file.h"
+#include "shard/state/config_params.h"
 
 namespace rc {
 namespace {
