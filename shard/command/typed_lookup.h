@@ -6,6 +6,7 @@
 
 #include "core/entry.h"
 #include "core/reply_builder.h"
+#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard.h"
 
@@ -25,6 +26,15 @@ inline bool FindTyped(Shard& shard, std::string_view key, ValueType type, Access
   }
   *out = e;
   return true;
+}
+
+// The T at args[1] for a read: nullptr when the key is missing or after a WRONGTYPE reply,
+// which *ok tells apart.
+template <ValueObject T>
+const T* ReadObject(ShardCmd& cmd, bool* ok) {
+  Entry* e;
+  *ok = FindTyped(cmd.shard, cmd.args[1], ValueTraits<T>::kType, Access::kRead, cmd.reply, &e);
+  return *ok && e != nullptr ? e->object<T>() : nullptr;
 }
 
 }  // namespace rc

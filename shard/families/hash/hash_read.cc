@@ -22,17 +22,9 @@ namespace rc {
 
 namespace {
 
-// The hash at args[1] for a read (nullptr when missing or after a WRONGTYPE reply, which
-// *ok tells apart).
-const Hash* HashForRead(ShardCmd& cmd, bool* ok) {
-  Entry* e;
-  *ok = FindTyped(cmd.shard, cmd.args[1], ValueType::kHash, Access::kRead, cmd.reply, &e);
-  return *ok && e != nullptr ? e->object<Hash>() : nullptr;
-}
-
 void HGet(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   std::string_view v;
   if (h == nullptr || !h->Find(cmd.args[2], &v)) return cmd.reply.NullBulk();
@@ -41,7 +33,7 @@ void HGet(ShardCmd& cmd) {
 
 void HMGet(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   cmd.reply.ArrayLen(cmd.args.size() - 2);
   for (size_t i = 2; i < cmd.args.size(); ++i) {
@@ -59,7 +51,7 @@ enum class Part { kFields, kValues, kBoth };
 template <Part kPart>
 void HGetAll(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   const size_t n = h == nullptr ? 0 : h->size();
   if (kPart == Part::kBoth) {
@@ -76,21 +68,21 @@ void HGetAll(ShardCmd& cmd) {
 
 void HExists(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   cmd.reply.Integer(h != nullptr && h->Find(cmd.args[2]) ? 1 : 0);
 }
 
 void HLen(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   cmd.reply.Integer(h == nullptr ? 0 : int64_t(h->size()));
 }
 
 void HStrLen(ShardCmd& cmd) {
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   std::string_view v;
   cmd.reply.Integer(h != nullptr && h->Find(cmd.args[2], &v) ? int64_t(v.size()) : 0);
@@ -112,7 +104,7 @@ void HRandField(ShardCmd& cmd) {
   auto& rng = cmd.shard.rng();
   if (cmd.args.size() == 2) {
     bool ok;
-    const Hash* h = HashForRead(cmd, &ok);
+    const Hash* h = ReadObject<Hash>(cmd, &ok);
     if (!ok) return;
     if (h == nullptr) return cmd.reply.NullBulk();
     std::string f;
@@ -127,7 +119,7 @@ void HRandField(ShardCmd& cmd) {
     return cmd.reply.Error("ERR value is out of range");
   }
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   if (h == nullptr || l == 0) return cmd.reply.ArrayLen(0);
   const size_t size = h->size();
@@ -175,7 +167,7 @@ void HScan(ShardCmd& cmd) {
   uint64_t cursor;
   if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
   bool ok;
-  const Hash* h = HashForRead(cmd, &ok);
+  const Hash* h = ReadObject<Hash>(cmd, &ok);
   if (!ok) return;
   if (h == nullptr) {
     cmd.reply.ArrayLen(2);

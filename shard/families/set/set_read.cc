@@ -22,24 +22,16 @@ namespace rc {
 
 namespace {
 
-// The set at args[1] for a read (nullptr when missing or after a WRONGTYPE reply, which
-// *ok tells apart).
-const MemberSet* SetForRead(ShardCmd& cmd, bool* ok) {
-  Entry* e;
-  *ok = FindTyped(cmd.shard, cmd.args[1], ValueType::kSet, Access::kRead, cmd.reply, &e);
-  return *ok && e != nullptr ? e->object<MemberSet>() : nullptr;
-}
-
 void SIsMember(ShardCmd& cmd) {
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   cmd.reply.Integer(s != nullptr && s->Contains(cmd.args[2]) ? 1 : 0);
 }
 
 void SMIsMember(ShardCmd& cmd) {
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   cmd.reply.ArrayLen(cmd.args.size() - 2);
   for (size_t i = 2; i < cmd.args.size(); ++i) {
@@ -49,7 +41,7 @@ void SMIsMember(ShardCmd& cmd) {
 
 void SMembers(ShardCmd& cmd) {
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   cmd.reply.SetLen(s == nullptr ? 0 : s->size());
   if (s != nullptr) s->ForEach([&](std::string_view m) { cmd.reply.Bulk(m); });
@@ -57,7 +49,7 @@ void SMembers(ShardCmd& cmd) {
 
 void SCard(ShardCmd& cmd) {
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   cmd.reply.Integer(s == nullptr ? 0 : int64_t(s->size()));
 }
@@ -68,7 +60,7 @@ void SRandMember(ShardCmd& cmd) {
   if (cmd.args.size() > 3) return cmd.reply.Error(err::kSyntax);
   if (cmd.args.size() == 2) {
     bool ok;
-    const MemberSet* s = SetForRead(cmd, &ok);
+    const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
     if (!ok) return;
     if (s == nullptr) return cmd.reply.NullBulk();
     return cmd.reply.Bulk(s->Random(rng));
@@ -77,7 +69,7 @@ void SRandMember(ShardCmd& cmd) {
   const int64_t l = p.NextInRange(-INT64_MAX, INT64_MAX);
   if (!p.ok()) return cmd.reply.Error(p.error());
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   if (s == nullptr || l == 0) return cmd.reply.ArrayLen(0);
   const size_t size = s->size();
@@ -116,7 +108,7 @@ void SScan(ShardCmd& cmd) {
   uint64_t cursor;
   if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
   bool ok;
-  const MemberSet* s = SetForRead(cmd, &ok);
+  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
   if (!ok) return;
   if (s == nullptr) {
     cmd.reply.ArrayLen(2);
