@@ -370,6 +370,7 @@ class BusyScriptTwoThreads(BusyScriptTest):
         # Refused on this thread, without waiting for the busy one.
         for cmd in (("GET", self.keys[0]), ("MGET", mine, self.keys[0]), ("INFO",),
                     ("CLIENT", "LIST"), ("DBSIZE",), ("PUBLISH", "ch", "m"),
+                    ("MEMORY", "STATS"), ("MEMORY", "DOCTOR"),
                     ev("return 1", mine, self.keys[0])):
             self.assertEqual(other.call(*cmd), self.redis["busy"], cmd)
         self.assertEqual(other.call("MULTI"), b"+OK")

@@ -271,7 +271,7 @@ void RegisterMemoryCommands(CommandTable& t) {
             .keys = {2, 2, 1},
             .on_shard = Usage},
            {.name = "stats", .arity = 2, .flags = kCmdAllThreads, .on_coord = Stats},
-           {.name = "doctor", .arity = 2, .on_coord = MemoryDoctor},
+           {.name = "doctor", .arity = 2, .flags = kCmdAllThreads, .on_coord = MemoryDoctor},
            {.name = "malloc-stats", .arity = 2, .on_coord = MallocStats},
            {.name = "purge", .arity = 2, .on_coord = Purge},
            {.name = "help", .arity = 2, .flags = kHelpFlags, .on_coord = MemoryHelp},
