@@ -147,9 +147,11 @@ std::string DoctorReport(const MemoryFigures& f) {
            "it with some data. The new Sam and I will be back to our programming as soon as I "
            "finished rebooting.\n";
   }
-  constexpr int64_t k10Mb = 10 << 20;
+  // Redis's test for each overhead: `part` over `whole` above `ratio`, and by over 10 MB.
+  auto over = [](int64_t part, int64_t whole, double ratio) {
+    return Ratio(double(part), double(whole)) > ratio && part - whole > (10 << 20);
+  };
   const AllocatorFigures& a = f.allocator;
-  const int64_t frag_bytes = int64_t(f.rss) - int64_t(f.used);
   std::string s;
   if (double(f.peak) > double(f.used) * 1.5) {
     s += " * Peak memory: In the past this instance used more than 150% the memory that is "
@@ -161,7 +163,7 @@ std::string DoctorReport(const MemoryFigures& f) {
          "try to reclaim memory, please try the MEMORY PURGE command, otherwise the only other "
          "option is to shutdown and restart the instance.\n\n";
   }
-  if (Ratio(double(f.rss), double(f.used)) > 1.4 && frag_bytes > k10Mb) {
+  if (over(int64_t(f.rss), int64_t(f.used), 1.4)) {
     s += StrCat(
         " * High total RSS: This instance has a memory fragmentation and RSS overhead greater "
         "than 1.4 (this means that the Resident Set Size of the Redis process is much larger "
@@ -173,24 +175,21 @@ std::string DoctorReport(const MemoryFigures& f) {
         "currently used allocator is \"",
         MallocName(), "\".\n\n");
   }
-  if (a.known && Ratio(double(a.active), double(a.allocated)) > 1.1 &&
-      a.active - a.allocated > k10Mb) {
+  if (a.known && over(a.active, a.allocated, 1.1)) {
     s += " * High allocator fragmentation: This instance has an allocator external "
          "fragmentation greater than 1.1. This problem is usually due either to a large peak "
          "memory (check if there is a peak memory entry above in the report) or may result from "
          "a workload that causes the allocator to fragment memory a lot. You can try enabling "
          "'activedefrag' config option.\n\n";
   }
-  if (a.known && Ratio(double(a.resident), double(a.active)) > 1.1 &&
-      a.resident - a.active > k10Mb) {
+  if (a.known && over(a.resident, a.active, 1.1)) {
     s += " * High allocator RSS overhead: This instance has an RSS memory overhead is greater "
          "than 1.1 (this means that the Resident Set Size of the allocator is much larger than "
          "the sum what the allocator actually holds). This problem is usually due to a large "
          "peak memory (check if there is a peak memory entry above in the report), you can try "
          "the MEMORY PURGE command to reclaim it.\n\n";
   }
-  if (a.known && Ratio(double(f.rss), double(a.resident)) > 1.1 &&
-      int64_t(f.rss) - a.resident > k10Mb) {
+  if (a.known && over(int64_t(f.rss), a.resident, 1.1)) {
     s += " * High process RSS overhead: This instance has non-allocator RSS memory overhead is "
          "greater than 1.1 (this means that the Resident Set Size of the Redis process is much "
          "larger than the RSS the allocator holds). This problem may be due to Lua scripts or "
