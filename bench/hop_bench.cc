@@ -64,7 +64,9 @@ class TwoShards {
     for (size_t i = 0; i < n; ++i) {
       const std::string& key = keys_[target][next_++ % keys_[target].size()];
       std::string_view args[] = {"GET", key};
-      dispatcher_.Dispatch(shards_.thread(0), client_, sink_, rb, ArgList(args, 2));
+      const ArgList list(args, 2);
+      dispatcher_.Dispatch(shards_.thread(0), client_, sink_, rb, list,
+                           dispatcher_.Admit(client_, list, true).command);
     }
     shards_.FlushOutbox(0, waker_);
     shards_.thread(1).RunInbox();

@@ -138,28 +138,27 @@ size_t Connection::ParseAndRun(const char* buf, size_t len) {
       MarkDirty();
       break;
     }
-    if (!args_.empty() && reactor_.dispatcher().MustWait(client_, args_)) {
-      // Keep the request's bytes unconsumed: they are parsed again on Resume().
+    if (args_.empty()) {
+      off += used;
+      continue;
+    }
+    const Dispatcher::Admission admitted =
+        reactor_.dispatcher().Admit(client_, args_, outstanding_ > 0);
+    if (admitted.hold != Dispatcher::Hold::kNone) {
+      // Keep the request's bytes unconsumed: they are parsed again when the hold ends
+      // (Resume(); FillSlot once the last owed reply arrives; the reactor once the pause
+      // ends).
       held_ = true;
+      if (admitted.hold == Dispatcher::Hold::kForEarlier) awaiting_earlier_ = true;
       parser_.Reset();
-      break;
-    }
-    if (outstanding_ > 0 && !args_.empty() &&
-        reactor_.dispatcher().WaitsForEarlier(client_, args_)) {
-      // The same, until the last owed reply arrives (FillSlot).
-      held_ = awaiting_earlier_ = true;
-      parser_.Reset();
-      break;
-    }
-    if (!args_.empty() && reactor_.dispatcher().MustPause(client_, args_)) {
-      // CLIENT PAUSE: the same, until the reactor sees the pause end.
-      held_ = parked_ = true;
-      parser_.Reset();
-      reactor_.Park(this);
+      if (admitted.hold == Dispatcher::Hold::kForPause) {
+        parked_ = true;
+        reactor_.Park(this);
+      }
       break;
     }
     off += used;
-    if (!args_.empty()) RunCommand();
+    RunCommand(admitted.command);
     // A blocking command waits: what the client sent after it stays unparsed until it is
     // answered (BlockedCall::Finish resumes), as Redis reads nothing from a blocked client.
     if (client_.blocked != nullptr) held_ = true;
@@ -179,13 +178,13 @@ size_t Connection::PrefetchAhead(std::string_view buf) {
   return end > 0 ? end : buf.size();
 }
 
-void Connection::RunCommand() {
+void Connection::RunCommand(const Dispatcher::Resolved& command) {
   ShardThread& self = reactor_.shard_thread();
   if (slots_.empty() && client_.reply_bits == 0) {
     // Common case: nothing pending, the reply goes straight to the output buffer.
     ReplyBuilder rb(&out_, client_.resp3);
     dispatching_ = true;
-    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_, command);
     dispatching_ = false;
     // CLIENT REPLY OFF/SKIP answer nothing themselves; SKIP arms the next command.
     if (client_.reply_bits != 0) Silenced();
@@ -194,7 +193,7 @@ void Connection::RunCommand() {
     ReplyBuilder rb(&scratch_, client_.resp3);
     uint64_t slots_before = first_slot_ + slots_.size();
     dispatching_ = true;
-    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_);
+    reactor_.dispatcher().Dispatch(self, client_, *this, rb, args_, command);
     dispatching_ = false;
     if (Silenced()) {
       // CLIENT REPLY OFF/SKIP: drop this command's reply, inline or still to come.

@@ -18,6 +18,7 @@
 #include "net/reply_buffer_model.h"
 #include "net/resp_parser.h"
 #include "shard/command/client_state.h"
+#include "shard/command/dispatcher.h"
 #include "shard/command/reply_sink.h"
 #include "shard/state/client_registry.h"
 #include "timers/idle_list.h"
@@ -123,7 +124,7 @@ class Connection final : public ReplySink, public ClientHandle {
   // Hints the shard about the keys of the next requests in `buf` (Dispatcher::Prefetch);
   // returns the bytes looked at (all of `buf` when no request there is complete).
   size_t PrefetchAhead(std::string_view buf);
-  void RunCommand();
+  void RunCommand(const Dispatcher::Resolved& command);
   void ProcessBuffered();
   void MarkDirty();
   // Limits (docs/RELIABILITY.md). Each is a compare or two on the append path.
@@ -164,7 +165,7 @@ class Connection final : public ReplySink, public ClientHandle {
   int64_t soft_limit_since_ms_ = -1;  // when output went over the soft limit; -1: it is not
   bool doomed_ = false;
   bool held_ = false;
-  // Held for the replies of earlier commands (Dispatcher::WaitsForEarlier).
+  // Held for the replies of earlier commands (Dispatcher::Hold::kForEarlier).
   bool awaiting_earlier_ = false;
   bool parked_ = false;  // held_ by CLIENT PAUSE rather than by a multi-shard command
   bool in_parse_ = false;

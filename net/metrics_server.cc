@@ -16,6 +16,7 @@
 #include "core/strings.h"
 #include "shard/command/client_state.h"
 #include "shard/command/command.h"
+#include "shard/command/invoke.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
@@ -153,7 +154,8 @@ std::string MetricsServer::RunInfo() {
     ReplyBuilder rb(&inline_out);
     CoordCmd cmd{shards->thread(0), *shards, *server, sink->client, *sink, *table,
                  ArgList(kArgs, 2), rb};
-    info->on_coord(cmd);
+    // A scrape is not a client's command: INFO's own statistics do not count it.
+    InvokeOnCoord(cmd, *info, InvokeAs{InvokePath::kInternal});
     if (!inline_out.empty()) sink->done.set_value(std::move(inline_out));
   });
   shards_.thread(0).inbox().PushBatch(&batch);

@@ -101,7 +101,7 @@ struct ClientState {
   // Keys of this connection's multi-shard commands that are still taking their locks.
   // A later command of the same connection that names one of them must not run before
   // the locks are in (it could overtake the earlier command on some shard); see
-  // Dispatcher::MustWait.
+  // Dispatcher::Admit (Hold::kForLocks).
   // One entry per such command: its keys' hashes (HashKey, as KeyLocks knows them), owned
   // by the command until its locks are in. Few commands lock at once, so a scan is cheaper
   // than keeping a map up to date.

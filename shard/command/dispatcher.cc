@@ -7,11 +7,11 @@
 #include "absl/container/inlined_vector.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
-#include "shard/command/aof_hooks.h"
 #include "shard/command/busy_refusal.h"
 #include "shard/command/client_state.h"
 #include "shard/command/errors.h"
 #include "shard/command/hop_batch.h"
+#include "shard/command/invoke.h"
 #include "shard/command/owned_args.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
@@ -48,23 +48,46 @@ std::string UnknownSubcommandError(std::string_view container, std::string_view 
 
 }  // namespace
 
-bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
-  if (!client.Locking()) return false;
-  const CommandSpec* spec = table_.Resolve(args);
-  if (spec == nullptr || !spec->ArityOk(args.size())) return false;  // just an error reply
+Dispatcher::Admission Dispatcher::Admit(ClientState& client, ArgList args,
+                                        bool replies_owed) const {
+  Admission a;
+  a.command.command = table_.Find(args[0]);
+  a.command.row = a.command.command;
+  const CommandSpec* container = a.command.command;
+  if (container != nullptr && !container->subcommands.empty() && args.size() >= 2) {
+    a.command.row = container->FindSubcommand(args[1]);
+  }
+  const CommandSpec* row = a.command.row;
+  // An unknown command or a wrong arity is only an error reply: nothing to wait for.
+  if (row != nullptr && row->ArityOk(args.size())) {
+    if (client.Locking() && WaitsForLocks(client, *row, args)) {
+      a.hold = Hold::kForLocks;
+      return a;
+    }
+    if (replies_owed && WaitsForEarlier(client, *row)) {
+      a.hold = Hold::kForEarlier;
+      return a;
+    }
+  }
+  if (server_.introspect.pause.Requested() && Paused(client, row)) a.hold = Hold::kForPause;
+  return a;
+}
+
+bool Dispatcher::WaitsForLocks(const ClientState& client, const CommandSpec& row,
+                               ArgList args) const {
   // Between MULTI and EXEC commands are only queued; EXEC is what runs them.
-  if (client.multi && !(spec->flags & kCmdNotQueued)) return false;
-  if (spec->flags & kCmdWaitsForLocks) return true;
-  if (spec->keys.none() && !spec->CountedKeys()) {
+  if (client.multi && !(row.flags & kCmdNotQueued)) return false;
+  if (row.flags & kCmdWaitsForLocks) return true;
+  if (row.keys.none() && !row.CountedKeys()) {
     // Keyless commands that touch the keyspace as a whole (KEYS, FLUSHALL, ...) wait for
     // everything; connection and server commands wait for nothing.
-    return (spec->flags & (kCmdWrite | kCmdReadOnly)) != 0;
+    return (row.flags & (kCmdWrite | kCmdReadOnly)) != 0;
   }
   // Keys beyond the row's triple (ZUNIONSTORE's follow numkeys) are not known here: such
   // coordinator-only rows wait for everything too.
-  if (spec->on_shard == nullptr) return true;
+  if (row.on_shard == nullptr) return true;
   if (client.locking_whole > 0 || client.scripts_running > 0) return true;
-  const KeySpan keys = spec->KeysFor(args);
+  const KeySpan keys = row.KeysFor(args);
   for (size_t i = keys.first; i <= keys.last; i += keys.step) {
     const uint64_t h = HashKey(args[i]);
     for (absl::Span<const uint64_t> locking : client.locking_keys) {
@@ -74,11 +97,8 @@ bool Dispatcher::MustWait(const ClientState& client, ArgList args) const {
   return false;
 }
 
-bool Dispatcher::WaitsForEarlier(const ClientState& client, ArgList args) const {
-  const CommandSpec* spec = table_.Resolve(args);
-  if (spec == nullptr || !spec->ArityOk(args.size()) || !(spec->flags & kCmdAfterEarlier)) {
-    return false;
-  }
+bool Dispatcher::WaitsForEarlier(const ClientState& client, const CommandSpec& row) const {
+  if (!(row.flags & kCmdAfterEarlier)) return false;
   // Queued between MULTI and EXEC, it changes nothing yet.
   return client.multi == nullptr;
 }
@@ -151,35 +171,19 @@ void Dispatcher::Refuse(Request& req, int64_t stat_id, std::string_view error) c
   req.reply.Error(error);
 }
 
-bool Dispatcher::Paused(ClientState& client, ArgList args) const {
+bool Dispatcher::Paused(ClientState& client, const CommandSpec* spec) const {
   ClientPause& pause = server_.introspect.pause;
   int64_t now_ms = server_.clock->NowUnixMillis();
   if (!pause.Active(now_ms)) {
     pause.ClearIfExpired(now_ms);
     return false;
   }
-  const CommandSpec* spec = table_.Resolve(args);
   uint32_t flags = spec != nullptr ? spec->flags : 0;
   // As Redis, EXEC counts as a write when a command it would run writes.
   if ((flags & kCmdExec) && client.multi) flags |= client.multi->flags;
   if (!pause.Holds(flags, now_ms)) return false;
   if (spec != nullptr) client.last_cmd = spec->stat_id;
   return true;
-}
-
-void Dispatcher::Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns,
-                        const std::string& out, size_t from) const {
-  CountCommand(thread.command_stats(), spec.stat_id, ns, out, from,
-               server_.config.latency_tracking.get() != 0);
-  int64_t threshold_ms = server_.config.latency_monitor_threshold;
-  if (threshold_ms > 0 && int64_t(ns / 1'000'000) >= threshold_ms) {
-    server_.introspect.latency.Add((spec.flags & kCmdFast) ? "fast-command" : "command",
-                                   ns / 1'000'000, server_.clock->NowUnixMillis() / 1000);
-  }
-}
-
-void Dispatcher::MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const {
-  server_.LogIfSlow(args, ns, client.addr, client.name);
 }
 
 void FeedMonitors(ShardThread& self, ShardSet& shards, const ServerState& server,
@@ -204,15 +208,15 @@ void FeedMonitors(ShardThread& self, ShardSet& shards, const ServerState& server
 }
 
 void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sink,
-                          ReplyBuilder& reply, ArgList args) const {
+                          ReplyBuilder& reply, ArgList args, const Resolved& command) const {
   ++self.stats().commands_processed;
   Request req{self, client, sink, reply, args};
-  const CommandSpec* spec = table_.Find(args[0]);
+  const CommandSpec* spec = command.command;
   if (spec == nullptr) return Refuse(req, -1, UnknownCommandError(args));
   client.last_cmd = spec->stat_id;
   if (!spec->ArityOk(args.size())) return Refuse(req, spec->stat_id, WrongArityError(spec->name));
   if (!spec->subcommands.empty() && args.size() >= 2) {
-    const CommandSpec* sub = spec->FindSubcommand(args[1]);
+    const CommandSpec* sub = command.row;
     if (sub == nullptr) return Refuse(req, -1, UnknownSubcommandError(spec->name, args[1]));
     spec = sub;
     client.last_cmd = spec->stat_id;
@@ -360,7 +364,8 @@ void Dispatcher::Execute(Request& req) const {
   }
   if (req.owner == kNoShard) {
     CoordCmd cmd{req.self, shards_, server_, req.client, req.sink, table_, req.args, req.reply};
-    return Timed(req, [&] { spec.on_coord(cmd); });
+    InvokeOnCoord(cmd, spec, InvokeAs{InvokePath::kClient, &req.client});
+    return;
   }
   if (req.owner != req.self.id()) return RunRemote(req);
   Shard& shard = req.self.shard();
@@ -371,12 +376,7 @@ void Dispatcher::Execute(Request& req) const {
     shard.table().Prefetch(hashes, n);
   }
   if (shard.locks().Idle()) {
-    ShardCmd cmd{shard, req.args, req.reply, server_};
-    const int64_t mark = AofMark(shard);
-    if (mark < 0) return Timed(req, [&] { spec.on_shard(cmd); });
-    const size_t from = req.reply.out()->size();
-    Timed(req, [&] { spec.on_shard(cmd); });
-    AofAfterOnShard(shard, spec, req.args, mark, std::string_view(*req.reply.out()).substr(from));
+    InvokeOnShard(req.self, server_, spec, req.args, req.reply, InvokeAs{InvokePath::kClient, &req.client});
     return;
   }
   // A multi-shard command holds or awaits some keys here: check ours.
@@ -386,7 +386,7 @@ void Dispatcher::Execute(Request& req) const {
   RunWhenFree(
       req.self, ShardJob{&spec, req.keys, req.client.resp3, std::make_unique<OwnedArgs>(req.args)},
       [this, reply_to, who, slot](std::string out, uint64_t ns, std::unique_ptr<OwnedArgs> slow) {
-        if (slow) MaybeSlowLog(*who, slow->view(), ns);
+        if (slow) LogSlowRun(server_, *who, slow->view(), ns);
         reply_to->Fulfill(slot, std::move(out));
       });
 }
@@ -403,18 +403,11 @@ void Dispatcher::RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver)
   auto run = [this, &thread, job = std::move(job), deliver = std::move(deliver)]() mutable {
     std::string out;
     ReplyBuilder rb(&out, job.resp3);
-    ShardCmd cmd{thread.shard(), job.args->view(), rb, server_};
-    const int64_t mark = AofMark(thread.shard());
-    uint64_t start = CycleClock::Now();
-    job.spec->on_shard(cmd);
-    uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
-    AofAfterOnShard(thread.shard(), *job.spec, job.args->view(), mark, out);
-    if (thread.shard().waiting().HasReady()) ServeReady(thread);
-    // Counted here, on the thread where it ran. The slow log wants the client, which only
-    // the connection's thread may read, so a slow command's arguments travel back.
-    Record(thread, *job.spec, ns, out, 0);
-    bool slow = SlowEnough(ns) && !(job.spec->flags & kCmdSkipSlowlog);
-    deliver(std::move(out), ns, slow ? std::move(job.args) : nullptr);
+    // The slow log wants the client, which only the connection's thread may read, so a
+    // slow command's arguments travel back.
+    const Ran ran =
+        InvokeOnShard(thread, server_, *job.spec, job.args->view(), rb, InvokeAs{InvokePath::kForwarded});
+    deliver(std::move(out), ran.ns, ran.slow ? std::move(job.args) : nullptr);
   };
   if (locks.Idle() || locks.MayRun(keys, false)) return run();
   locks.Enqueue(keys, false, std::move(run));
@@ -500,18 +493,11 @@ void Dispatcher::RunBatched(ShardThread& there, HopBatch& batch) const {
         continue;
       }
     }
-    const size_t from = out.size();
     ReplyBuilder rb(&out, r.resp3);
-    ShardCmd cmd{shard, args, rb, server_};
-    const int64_t mark = AofMark(shard);
-    const uint64_t start = CycleClock::Now();
-    r.spec->on_shard(cmd);
-    r.ns = CycleClock::ToNanos(CycleClock::Now() - start);
-    AofAfterOnShard(shard, *r.spec, args, mark, std::string_view(out).substr(from));
-    Record(there, *r.spec, r.ns, out, from);
+    const Ran ran = InvokeOnShard(there, server_, *r.spec, args, rb, InvokeAs{InvokePath::kForwarded});
+    r.ns = ran.ns;
+    r.slow = ran.slow;
     r.reply_end = out.size();
-    // Served before the batch's next command, as after an inline one.
-    if (shard.waiting().HasReady()) ServeReady(there);
   }
   running = {};
 }
@@ -561,11 +547,11 @@ void Dispatcher::DeliverBatch(std::unique_ptr<HopBatch> batch) const {
     const std::string_view reply = replies.substr(from, r.reply_end - from);
     from = r.reply_end;
     if (r.delivered) continue;
-    if (SlowEnough(r.ns) && !r.refused && !(r.spec->flags & kCmdSkipSlowlog)) {
+    if (r.slow) {
       // Not the thread's scratch: this may run inside a busy script whose own command's
       // arguments are there (RunBatch).
       std::vector<std::string_view> args;
-      MaybeSlowLog(*r.client, batch->Args(r, &args), r.ns);
+      LogSlowRun(server_, *r.client, batch->Args(r, &args), r.ns);
     }
     r.sink->FulfillFrom(r.slot, reply);
   }
@@ -583,7 +569,7 @@ void Dispatcher::WaitForKeys(ShardThread& there, uint32_t home, const HopRequest
                 // reply_to and who are dereferenced only back on the connection's thread.
                 there.Post(home, [this, reply_to, who, slot, ns, slow = std::move(slow),
                                   out = std::move(out)]() mutable {
-                  if (slow) MaybeSlowLog(*who, slow->view(), ns);
+                  if (slow) LogSlowRun(server_, *who, slow->view(), ns);
                   reply_to->Fulfill(slot, std::move(out));
                 });
               });

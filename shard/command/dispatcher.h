@@ -1,8 +1,9 @@
 #pragma once
-// The one entry point the network layer calls: checks a parsed command against the
-// table and runs it where its keys live.
+// The network layer's two calls: Admit looks a parsed command up in the table once and
+// says whether it must wait; Dispatch checks it and runs it where its keys live, through
+// the invoker (invoke.h) every path shares.
 //
-//   Dispatch (connection's thread): resolves a Request once, then works only with it
+//   Dispatch (connection's thread): builds a Request once, then works only with it
 //     ├─ unknown name / subcommand, bad arity ──▶ error reply inline
 //     ├─ keys all on this thread's shard ───────▶ on_shard inline
 //     ├─ keys all on one other shard ───────────▶ joins the batch for the owner ─▶ on_shard
@@ -22,7 +23,6 @@
 #include "shard/command/owned_args.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
-#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -46,27 +46,40 @@ class Dispatcher {
   Dispatcher(const CommandTable& table, ShardSet& shards, ServerState& server)
       : table_(table), shards_(shards), server_(server) {}
 
-  // Runs on `self`, the connection's thread. The reply goes through `reply` when it is
-  // ready now, or through `sink` when another thread must answer.
+  // The rows a request names, looked up once by Admit for Dispatch.
+  struct Resolved {
+    const CommandSpec* command = nullptr;  // args[0]'s row; null: an unknown command
+    // The row that runs: a container's subcommand's own when called with one (null: an
+    // unknown subcommand), else `command`.
+    const CommandSpec* row = nullptr;
+  };
+  // Why a parsed request may not run yet. The caller stops reading there, keeping the
+  // request's bytes, and parses it again when the hold ends.
+  enum class Hold : uint8_t {
+    kNone,        // run it now: Dispatch
+    kForLocks,    // an earlier multi-shard command of the client is still taking locks
+                  // on keys it names; until ReplySink::Resume
+    kForEarlier,  // kCmdAfterEarlier while replies of the client's earlier commands are
+                  // owed by other threads; until the last of them arrives
+    kForPause,    // CLIENT PAUSE holds it; until the pause ends. The held command is the
+                  // client's current one (CLIENT LIST's cmd=), as in Redis
+  };
+  struct Admission {
+    Hold hold = Hold::kNone;
+    Resolved command;
+  };
+
+  // The connection's thread, for each parsed request before it runs: looks its rows up
+  // and says whether it must wait. `replies_owed`: replies of the client's earlier
+  // commands are still owed by other threads. One relaxed load for the pause check when
+  // none is set.
+  Admission Admit(ClientState& client, ArgList args, bool replies_owed) const;
+
+  // Runs on `self`, the connection's thread, a request that Admit let through (with the
+  // rows it resolved). The reply goes through `reply` when it is ready now, or through
+  // `sink` when another thread must answer.
   void Dispatch(ShardThread& self, ClientState& client, ReplySink& sink, ReplyBuilder& reply,
-                ArgList args) const;
-
-  // Connection's thread, before Dispatch: true when this command must not run yet
-  // because an earlier multi-shard command of the same client is still taking locks on
-  // keys it names. The connection stops reading there (keeping the bytes) until
-  // ReplySink::Resume.
-  bool MustWait(const ClientState& client, ArgList args) const;
-  // Connection's thread, before Dispatch, while replies of the client's earlier commands
-  // are owed by other threads: true when `args` must wait for them (kCmdAfterEarlier).
-  // The connection stops reading there until the last of them arrives.
-  bool WaitsForEarlier(const ClientState& client, ArgList args) const;
-
-  // Connection's thread, before Dispatch: true while CLIENT PAUSE holds this command;
-  // the connection then parks until the pause ends. One relaxed load when none is set.
-  // The held command is the client's current one (CLIENT LIST's cmd=), as in Redis.
-  bool MustPause(ClientState& client, ArgList args) const {
-    return server_.introspect.pause.Requested() && Paused(client, args);
-  }
+                ArgList args, const Resolved& command) const;
 
   // Connection's thread, before the requests it names are parsed: `keys` (the second
   // argument of each, net/resp_peek.h) that this thread's shard owns are hinted to its
@@ -133,29 +146,13 @@ class Dispatcher {
   // On the shard's thread: runs the job now, or once multi-shard commands have released
   // its keys; `deliver` gets the reply on this thread.
   void RunWhenFree(ShardThread& thread, ShardJob job, Deliver deliver) const;
-  // Runs `handler` on the connection's thread between one pair of clock reads and counts
-  // it: calls, time, failure (the reply it appended starts with an error), latency, slow
-  // log. Commands that fan out are timed for their synchronous part only.
-  template <typename Handler>
-  void Timed(Request& req, Handler&& handler) const {
-    size_t from = req.reply.out()->size();
-    uint64_t start = CycleClock::Now();
-    handler();
-    uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
-    Record(req.self, *req.spec, ns, *req.reply.out(), from);
-    if (SlowEnough(ns) && !(req.spec->flags & kCmdSkipSlowlog)) {
-      MaybeSlowLog(req.client, req.args, ns);
-    }
-  }
-  // Counts one run of `spec` on `thread`, the thread it ran on; its reply is out[from...].
-  void Record(ShardThread& thread, const CommandSpec& spec, uint64_t ns, const std::string& out,
-              size_t from) const;
-  bool SlowEnough(uint64_t ns) const { return server_.SlowEnough(ns); }
-  void MaybeSlowLog(const ClientState& client, ArgList args, uint64_t ns) const;
   // Refuses a request before it runs: a transaction being queued is doomed, the refusal
   // counts as rejected (a known row's, `stat_id` >= 0) and in errorstats.
   void Refuse(Request& req, int64_t stat_id, std::string_view error) const;
-  bool Paused(ClientState& client, ArgList args) const;
+  // Admit's holds, for a known row called with a valid arity (Paused: any row or none).
+  bool WaitsForLocks(const ClientState& client, const CommandSpec& row, ArgList args) const;
+  bool WaitsForEarlier(const ClientState& client, const CommandSpec& row) const;
+  bool Paused(ClientState& client, const CommandSpec* row) const;
   // Over maxmemory with nothing to evict: whether this command gets the OOM error.
   bool OomRefuses(const Request& req) const;
   // stop-writes-on-bgsave-error refuses `spec` now (the last save failed).

@@ -48,6 +48,7 @@ struct HopRequest {
   bool waiting = false;
   bool refused = false;    // answered -BUSY without running (busy_refusal.h)
   bool delivered = false;  // its reply left early, while a script after it was busy
+  bool slow = false;       // the slow log wants it: logged back home (invoke.h)
   size_t reply_end = 0;
   uint64_t ns = 0;  // run time, for the slow log back home
 };

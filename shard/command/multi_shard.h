@@ -23,7 +23,7 @@
 // no path can leave a lock behind.
 //
 // While the locks are being taken, a later command of the same connection that names one
-// of the keys waits (Dispatcher::MustWait), so it reaches the shards after the locks and
+// of the keys waits (Dispatcher::Admit, Hold::kForLocks), so it reaches the shards after the locks and
 // queues behind them instead of overtaking the command. Other commands go ahead.
 
 #include <functional>

@@ -21,7 +21,7 @@ class ReplySink {
     Fulfill(slot, std::string(resp));
   }
   // The connection's multi-shard commands have all taken their locks: if it stopped
-  // reading because a later command had to wait for that (Dispatcher::MustWait), it goes
+  // reading because a later command had to wait for that (Dispatcher::Admit, Hold::kForLocks), it goes
   // on now.
   virtual void Resume() = 0;
   // An out-of-band message (pub/sub): queued after every reply already owed.

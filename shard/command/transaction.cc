@@ -9,15 +9,14 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/aof_propagate.h"
 #include "core/entry_table.h"
-#include "shard/command/aof_hooks.h"
 #include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
+#include "shard/command/invoke.h"
 #include "shard/command/multi_shard.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
-#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -74,6 +73,14 @@ class ExecSink final : public ReplySink {
   bool started_ = false;
 };
 
+// What one shard's part of a run of single-shard commands sends back: their replies and
+// run times in order, and with the log on what they changed.
+struct ShardRuns {
+  std::vector<std::string> replies;
+  std::vector<uint64_t> ns;
+  std::string records;
+};
+
 struct Transaction : std::enable_shared_from_this<Transaction> {
   ShardThread* self;
   ShardSet* shards;
@@ -89,6 +96,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   WatchSet watch;
   std::shared_ptr<const LockSet> locks;  // null when the commands name no key
   std::vector<std::string> replies;
+  std::vector<uint64_t> ns;  // each command's run time, for the slow log at the end
   // With the log on: the records of what ran so far, in order. Across shards they reach
   // the journal whole at the end, before the locks come off (Finish).
   bool logging = false;
@@ -174,7 +182,8 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         std::string records;
         const bool logging = shard.aof().on();
         for (size_t i = 0; i < tx->queued.size(); ++i) {
-          tx->replies[i] = tx->RunOnShard(shard, tx->queued[i], logging ? &records : nullptr);
+          tx->replies[i] =
+              tx->RunOnShard(shard, tx->queued[i], logging ? &records : nullptr, &tx->ns[i]);
         }
         AppendUnit(records, shard.aof().target());
       }
@@ -233,7 +242,8 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         }
         if (targets.size() == 1 && targets[0] == self->id()) {
           for (; i < end; ++i) {
-            replies[i] = RunOnShard(self->shard(), queued[i], logging ? &records : nullptr);
+            replies[i] =
+                RunOnShard(self->shard(), queued[i], logging ? &records : nullptr, &ns[i]);
           }
           continue;
         }
@@ -246,13 +256,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
       client->exec_nested = true;
       client->exec_records = logging ? &records : nullptr;
-      size_t from = s.inline_out()->size();
-      uint64_t start = CycleClock::Now();
-      queued[i].spec->on_coord(c);
-      // Counted as Redis counts commands inside EXEC (its synchronous part, as outside).
-      CountCommand(self->command_stats(), queued[i].spec->stat_id,
-                   CycleClock::ToNanos(CycleClock::Now() - start), *s.inline_out(), from,
-                   server->config.latency_tracking.get() != 0);
+      ns[i] = InvokeOnCoord(c, *queued[i].spec, InvokeAs{InvokePath::kExec}).ns;
       client->exec_nested = false;
       client->exec_records = nullptr;
       if (!s.Started()) return;
@@ -271,24 +275,26 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     AofPropagate(q.args->view(), replies[i], server->clock->NowUnixMillis(), &records);
   }
 
-  // `records`: where what the command changed is recorded (null: the log is off).
-  std::string RunOnShard(Shard& shard, const QueuedCommand& q, std::string* records) const {
+  // On the keys' owner. `records`: where what the command changed is recorded (null: the
+  // log is off). Its run time goes back with the reply, into ns[] (SlowLogRuns).
+  std::string RunOnShard(Shard& shard, const QueuedCommand& q, std::string* records,
+                         uint64_t* ran_ns) const {
     std::string out;
     ReplyBuilder rb(&out, resp3);
-    ShardCmd c{shard, q.args->view(), rb, *server};
-    std::string* previous = records != nullptr ? shard.aof().Redirect(records) : nullptr;
-    const int64_t mark = AofMark(shard);
-    uint64_t start = CycleClock::Now();
-    q.spec->on_shard(c);
-    if (records != nullptr) {
-      AofAfterOnShard(shard, *q.spec, q.args->view(), mark, out);
-      shard.aof().Restore(previous);
-    }
-    // On the shard's thread: counted where it ran, as outside MULTI.
-    CountCommand(shard.command_stats(), q.spec->stat_id,
-                 CycleClock::ToNanos(CycleClock::Now() - start), out, 0,
-                 server->config.latency_tracking.get() != 0);
+    *ran_ns = InvokeOnShard(shards->thread(shard.id()), *server, *q.spec, q.args->view(), rb,
+                            InvokeAs{InvokePath::kExec, nullptr, records})
+                  .ns;
     return out;
+  }
+
+  // As Redis, the slow log has the commands EXEC ran, each on its own, not EXEC.
+  void SlowLogRuns() const {
+    for (size_t i = 0; i < queued.size(); ++i) {
+      const CommandSpec& spec = *queued[i].spec;
+      if (server->SlowEnough(ns[i]) && !(spec.flags & kCmdSkipSlowlog)) {
+        LogSlowRun(*server, *client, queued[i].args->view(), ns[i]);
+      }
+    }
   }
 
   // queued[i, end): single-shard commands, one message per shard in `targets`.
@@ -307,25 +313,26 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     // The shards read the queued commands while this thread waits: nothing changes them
     // until every shard has answered.
     std::shared_ptr<const Transaction> reader = shared_from_this();
-    // Each shard's replies, then its records (the log on).
-    FanOut<std::vector<std::string>>(
+    FanOut<ShardRuns>(
         *self, *shards, targets,
         [reader, per_shard](Shard& shard, size_t t) {
-          std::vector<std::string> out;
-          std::string records;
+          ShardRuns runs;
           for (size_t j : (*per_shard)[t]) {
-            out.push_back(reader->RunOnShard(shard, reader->queued[j],
-                                             reader->logging ? &records : nullptr));
+            uint64_t ns = 0;
+            runs.replies.push_back(reader->RunOnShard(
+                shard, reader->queued[j], reader->logging ? &runs.records : nullptr, &ns));
+            runs.ns.push_back(ns);
           }
-          out.push_back(std::move(records));
-          return out;
+          return runs;
         },
-        [tx = shared_from_this(), per_shard, end](std::vector<std::vector<std::string>>& out) {
+        [tx = shared_from_this(), per_shard, end](std::vector<ShardRuns>& out) {
           for (size_t t = 0; t < out.size(); ++t) {
-            for (size_t k = 0; k + 1 < out[t].size(); ++k) {
-              tx->replies[(*per_shard)[t][k]] = std::move(out[t][k]);
+            for (size_t k = 0; k < out[t].replies.size(); ++k) {
+              const size_t j = (*per_shard)[t][k];
+              tx->replies[j] = std::move(out[t].replies[k]);
+              tx->ns[j] = out[t].ns[k];
             }
-            tx->records += out[t].back();
+            tx->records += out[t].records;
           }
           tx->Run(end);
         });
@@ -357,6 +364,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
     } else {
       rb.ArrayLen(replies.size());
       for (const std::string& r : replies) out += r;
+      SlowLogRuns();
     }
     sink->Fulfill(slot, std::move(out));
     if (!shown) ShowToMonitors(ran);
@@ -407,6 +415,7 @@ void ExecTransaction(CoordCmd& cmd) {
   cmd.client.exec_mem = MultiMem(tx->queued);
   tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
+  tx->ns.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
   tx->logging = cmd.shards.journal().on();
   // Without WATCH every queued command runs: monitors see them now, in the order of the

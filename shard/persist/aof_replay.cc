@@ -75,18 +75,20 @@ class Replayer final : public ReplySink {
       }
       // Pipelined as a client's commands are, with a connection's holds: a command
       // waits for the multi-shard commands still locking its keys, and for the answers
-      // before it where it must (Dispatcher::MustWait, WaitsForEarlier).
+      // before it where it must (Dispatcher::Admit).
       const ArgList args(argv_.data(), argv_.size());
+      const Dispatcher::Admission admitted = dispatcher_.Admit(client_, args, outstanding_ > 0);
+      // Nothing pauses clients before the log is replayed: that hold cannot come up.
       if (outstanding_ > 0 && (outstanding_ >= kMaxOutstanding ||
-                               dispatcher_.MustWait(client_, args) ||
-                               dispatcher_.WaitsForEarlier(client_, args))) {
+                               admitted.hold == Dispatcher::Hold::kForLocks ||
+                               admitted.hold == Dispatcher::Hold::kForEarlier)) {
         return Wait();
       }
       have_ = false;
       out_.clear();
       ReplyBuilder rb(&out_);
       ++outcome_.commands;
-      dispatcher_.Dispatch(self, client_, *this, rb, args);
+      dispatcher_.Dispatch(self, client_, *this, rb, args, admitted.command);
       if (!Check(out_)) return ReportFailure();
     }
     self.Post(self.id(), [this] { Step(); });

@@ -6,10 +6,9 @@
 #include "core/aof_propagate.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
-#include "shard/command/aof_hooks.h"
-#include "shard/command/command_stats.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
+#include "shard/command/invoke.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/shard_set.h"
@@ -17,7 +16,6 @@
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_task.h"
-#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -98,23 +96,10 @@ void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
 }
 
 void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpec& spec,
-                      ArgList args, int resp, std::string* out) {
-  const size_t from = out->size();
+                      ArgList args, int resp, std::string* records, std::string* out) {
   ReplyBuilder rb(out, resp == 3);
-  ShardCmd cmd{thread.shard(), args, rb, server};
-  const int64_t mark = AofMark(thread.shard());
-  const uint64_t start = CycleClock::Now();
-  spec.on_shard(cmd);
-  const uint64_t ns = CycleClock::ToNanos(CycleClock::Now() - start);
   // Redis logs a script's effects, the commands it called, not the script.
-  AofAfterOnShard(thread.shard(), spec, args, mark, std::string_view(*out).substr(from));
-  CountCommand(thread.command_stats(), spec.stat_id, ns, *out, from,
-               server.config.latency_tracking.get() != 0);
-  if (!(spec.flags & kCmdSkipSlowlog)) {
-    // Redis's script client has no connection: its peer id is "?:0".
-    static const std::string kScriptAddr = "?:0";
-    server.LogIfSlow(args, ns, kScriptAddr, std::string());
-  }
+  InvokeOnShard(thread, server, spec, args, rb, InvokeAs{InvokePath::kScript, nullptr, records});
 }
 
 CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_suspend,
@@ -176,12 +161,11 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
   }
   if ((flags & kCmdWrite) && !MayWrite(engine, run, out)) return CallStatus::kRefused;
   if (!keyless && spec->on_shard != nullptr) {
-    RunCalledOnShard(self, server, *spec, args, run.resp, out);
+    RunCalledOnShard(self, server, *spec, args, run.resp, nullptr, out);
     FeedCalled(self, shards, server, *spec, args);
     return CallStatus::kReplied;
   }
   ReplyBuilder rb(out, run.resp == 3);
-  const uint64_t start = CycleClock::Now();
   auto sink = std::make_unique<ScriptSink>();
   ClientState& client = engine.script_client();
   client.resp3 = run.resp == 3;
@@ -190,7 +174,7 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
   // by the EXEC the script runs in: its own locks nest, as a command inside EXEC takes
   // them, so it runs to its end here rather than wait for a release after the script.
   client.exec_nested = !keyless;
-  spec->on_coord(cmd);
+  InvokeOnCoord(cmd, *spec, InvokeAs{InvokePath::kScript});
   client.exec_nested = false;
   if (sink->deferred()) {
     if (sink->waiting()) {
@@ -202,8 +186,6 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
     *out += sink->reply();
   }
   RecordCoordinatorCall(self, *spec, args, *out);
-  CountCommand(self.command_stats(), spec->stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
-               *out, 0, server.config.latency_tracking.get() != 0);
   FeedCalled(self, shards, server, *spec, args);
   return CallStatus::kReplied;
 }

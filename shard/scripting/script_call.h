@@ -31,17 +31,17 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
                       std::string* out);
 
 // On `thread`, which owns every key `args` names: runs the command as a script's call
-// (`resp` is the script's protocol) and counts it there, and in the slow log as Redis logs
-// a script's commands (client `?:0`). Appends the reply to `out`.
+// (`resp` is the script's protocol; invoke.h's kScript). What it changes is recorded into
+// `records` when given, else the shard's log target. Appends the reply to `out`.
 void RunCalledOnShard(ShardThread& thread, ServerState& server, const CommandSpec& spec,
-                      ArgList args, int resp, std::string* out);
+                      ArgList args, int resp, std::string* records, std::string* out);
 
-// MONITOR's line for a command a script ran (as Redis shows it: "[0 lua]"), on the
-// script's thread.
 // A command a script ran as a coordinator on `self`: its record for the append-only log,
 // on that thread's shard, when it writes.
 void RecordCoordinatorCall(ShardThread& self, const CommandSpec& spec, ArgList args,
                            std::string_view reply);
+// MONITOR's line for a command a script ran (as Redis shows it: "[0 lua]"), on the
+// script's thread.
 void FeedCalled(ShardThread& self, ShardSet& shards, const ServerState& server,
                 const CommandSpec& spec, ArgList args);
 

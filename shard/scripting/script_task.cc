@@ -7,8 +7,8 @@
 #include "core/entry_table.h"
 #include "core/strings.h"
 #include "shard/command/client_state.h"
-#include "shard/command/command_stats.h"
 #include "shard/command/dispatcher.h"
+#include "shard/command/invoke.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
@@ -17,7 +17,6 @@
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/server_state.h"
-#include "timers/cycle_clock.h"
 
 namespace rc {
 
@@ -176,7 +175,7 @@ bool ScriptTask::Declared(std::string_view key) const {
 }
 
 bool ScriptTask::RunOn(ShardThread& there, const CommandSpec& spec, ArgList args,
-                       std::string* out) {
+                       std::string* records, std::string* out) {
   KeyLocks& locks = there.shard().locks();
   std::vector<uint64_t>& mine = undeclared_[there.id()];
   const KeySpan keys = spec.KeysFor(args);
@@ -192,7 +191,7 @@ bool ScriptTask::RunOn(ShardThread& there, const CommandSpec& spec, ArgList args
     locks.Lock(one, false);
     mine.push_back(h);
   }
-  RunCalledOnShard(there, server_, spec, args, run_.resp, out);
+  RunCalledOnShard(there, server_, spec, args, run_.resp, records, out);
   return true;
 }
 
@@ -202,10 +201,9 @@ CallStatus ScriptTask::Call(const CommandSpec& spec, ArgList args, bool may_susp
   const uint32_t owner = spec.on_shard != nullptr ? OwnerOf(shards_, args, keys) : kNoShard;
   if (owner == kNoShard) return CallCoordinator(spec, args, may_suspend, out);
   if (owner == home_.id()) {
-    std::string* previous = logging_ ? home_.shard().aof().Redirect(&records_) : nullptr;
-    const bool ran = RunOn(home_, spec, args, out);
-    if (logging_) home_.shard().aof().Restore(previous);
-    if (!ran) return CallStatus::kRefused;
+    if (!RunOn(home_, spec, args, logging_ ? &records_ : nullptr, out)) {
+      return CallStatus::kRefused;
+    }
     FeedCalled(home_, shards_, server_, spec, args);
     return CallStatus::kReplied;
   }
@@ -221,9 +219,9 @@ CallStatus ScriptTask::Call(const CommandSpec& spec, ArgList args, bool may_susp
     std::string reply;
     // What the call changes travels home with its reply, to the script's records.
     std::string records;
-    std::string* previous = task->logging_ ? there.shard().aof().Redirect(&records) : nullptr;
-    if (!task->RunOn(there, *spec, owned->view(), &reply)) reply = StrCat("-", reply, "\r\n");
-    if (task->logging_) there.shard().aof().Restore(previous);
+    if (!task->RunOn(there, *spec, owned->view(), task->logging_ ? &records : nullptr, &reply)) {
+      reply = StrCat("-", reply, "\r\n");
+    }
     const uint32_t home = task->home_.id();
     there.Post(home, [task = std::move(task), reply = std::move(reply),
                       records = std::move(records)]() mutable {
@@ -258,12 +256,8 @@ CallStatus ScriptTask::CallCoordinator(const CommandSpec& spec, ArgList args, bo
   ReplyBuilder rb(out, run_.resp == 3);
   CoordCmd cmd{home_, shards_, server_, client, *sink_in_use_, engine_.registry().table(),
                args,  rb};
-  const uint64_t start = CycleClock::Now();
-  spec.on_coord(cmd);
+  InvokeOnCoord(cmd, spec, InvokeAs{InvokePath::kScript});
   client.exec_nested = false;
-  // Counted as a command inside EXEC is: its synchronous part.
-  CountCommand(home_.command_stats(), spec.stat_id, CycleClock::ToNanos(CycleClock::Now() - start),
-               *out, 0, server_.config.latency_tracking.get() != 0);
   if (sink_in_use_->Started()) {
     *out += sink_in_use_->reply();
     sink_in_use_.reset();

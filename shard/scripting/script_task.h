@@ -62,9 +62,10 @@ class ScriptTask : public std::enable_shared_from_this<ScriptTask> {
   void Finish(std::string reply);
   bool Declared(std::string_view key) const;
   // On the thread of shard `there`, owner of every key of `args`: locks the keys the
-  // script did not declare (or refuses), then runs the command. False with the error
-  // text in *out.
-  bool RunOn(ShardThread& there, const CommandSpec& spec, ArgList args, std::string* out);
+  // script did not declare (or refuses), then runs the command, its records into
+  // `records` when given. False with the error text in *out.
+  bool RunOn(ShardThread& there, const CommandSpec& spec, ArgList args, std::string* records,
+             std::string* out);
   // Runs a command whose keys span shards (or that only a coordinator runs) here, inside
   // the script's locks.
   CallStatus CallCoordinator(const CommandSpec& spec, ArgList args, bool may_suspend,

@@ -245,6 +245,49 @@ TEST_P(DiffIntrospectionTest, LatencyDoctorHistoryGraph) {
   Same({"LATENCY", "HISTORY", "command"});
 }
 
+// As Redis, the slow log has each command EXEC or a script ran, not EXEC itself; a
+// script's commands have Redis's script client "?:0" as their peer. On 3 threads the
+// transaction's and the script's commands run on other shards and as coordinators too.
+TEST_P(DiffIntrospectionTest, SlowlogHasTheCommandsExecAndScriptsRan) {
+  // The log, oldest first: each entry's arguments and whose they were.
+  auto logged = [](Client& c) {
+    std::vector<std::string> out;
+    Client::ReplyPtr r = c.RawCmd({"SLOWLOG", "GET", "-1"});
+    EXPECT_TRUE(r && r->type == REDIS_REPLY_ARRAY);
+    if (!r || r->type != REDIS_REPLY_ARRAY) return out;
+    for (size_t i = r->elements; i-- > 0;) {
+      const redisReply* e = r->element[i];
+      std::string line;
+      for (size_t a = 0; a < e->element[3]->elements; ++a) {
+        line += std::string(e->element[3]->element[a]->str, e->element[3]->element[a]->len) + " ";
+      }
+      const std::string peer(e->element[4]->str, e->element[4]->len);
+      out.push_back(line + "@ " + (peer == "?:0" ? peer : "client"));
+    }
+    return out;
+  };
+  const std::vector<Args> run = {
+      {"CONFIG", "SET", "slowlog-log-slower-than", "0"},
+      {"SLOWLOG", "RESET"},
+      {"MULTI"},
+      {"SET", "a", "1"},
+      {"GET", "b"},
+      {"MSET", "x", "1", "y", "2", "z", "3"},
+      {"INCR", "n"},
+      {"EXEC"},
+      {"EVAL", "redis.call('set', KEYS[1], 'v') return redis.call('mget', KEYS[1], KEYS[2])",
+       "2", "{s}1", "{s}2"},
+      {"CONFIG", "SET", "slowlog-log-slower-than", "10000"}};
+  Script(run);
+  const std::vector<std::string> want = logged(*redisc_);
+  EXPECT_EQ(logged(*rcc_), want);
+  // SLOWLOG RESET, MULTI, the four queued commands, the script's SET and MGET, then EVAL.
+  ASSERT_EQ(want.size(), 9u);
+  EXPECT_EQ(want[5], "INCR n @ client");
+  EXPECT_EQ(want[6], "set {s}1 v @ ?:0");
+  Script({{"SLOWLOG", "RESET"}, {"DEL", "a", "x", "y", "z", "n", "{s}1"}});
+}
+
 // A MONITOR connection is a replica to Redis: it may not touch the keyspace or publish,
 // sees its own commands after their replies, leaves monitor mode on RESET, and MONITOR
 // inside EXEC is refused (EXEC owes one reply per command).

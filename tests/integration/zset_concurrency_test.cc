@@ -92,7 +92,7 @@ TEST_P(ZsetConcurrencyTest, CrossShardReadsNeverSeeHalfARename) {
 
 // A pipelined command that reads keys an earlier cross-shard command of the same client
 // writes must see the write. ZUNION (keyless in the table) waits for the earlier
-// command's locks (Dispatcher::MustWait); so do the STORE forms (below).
+// command's locks (Dispatcher::Admit, Hold::kForLocks); so do the STORE forms (below).
 TEST_P(ZsetConcurrencyTest, PipelinedZUnionSeesEarlierCrossShardWrite) {
   const std::string a = OnShard("pa", 0), b = OnShard("pb", 1);
   for (int r = 0; r < 200; ++r) {
@@ -107,7 +107,7 @@ TEST_P(ZsetConcurrencyTest, PipelinedZUnionSeesEarlierCrossShardWrite) {
 }
 
 // The STORE forms' sources follow numkeys, beyond the table's key triple (Redis's legacy
-// 1,1,1: the destination), so Dispatcher::MustWait makes such rows wait for every lock the
+// 1,1,1: the destination), so Dispatcher::Admit makes such rows wait for every lock the
 // client's earlier commands are still taking. Without that, ZUNIONSTORE overtook the MSET
 // on the later shard in every round where the connection lived on that shard's thread.
 TEST_P(ZsetConcurrencyTest, PipelinedZUnionStoreSeesEarlierCrossShardWrite) {

@@ -243,7 +243,8 @@ class ShardHarness final : public Waker {
   void Continue(std::shared_ptr<Pipeline> p, size_t next) {
     for (size_t i = next; i < p->cmds.size(); ++i) {
       std::vector<std::string_view> views(p->cmds[i].begin(), p->cmds[i].end());
-      if (p->client->blocked != nullptr || dispatcher_.MustWait(*p->client, views)) {
+      const Dispatcher::Admission admitted = dispatcher_.Admit(*p->client, views, false);
+      if (p->client->blocked != nullptr || admitted.hold == Dispatcher::Hold::kForLocks) {
         p->sink->Hold();
         p->sink->on_release = [this, p, i] { Continue(p, i); };
         return;
@@ -252,7 +253,8 @@ class ShardHarness final : public Waker {
       ReplyBuilder rb(&inline_out);
       // Inline replies go behind any pending slot, exactly as a connection orders them.
       uint64_t slot = p->sink->Defer();
-      dispatcher_.Dispatch(shards_.thread(p->home), *p->client, *p->sink, rb, views);
+      dispatcher_.Dispatch(shards_.thread(p->home), *p->client, *p->sink, rb, views,
+                           admitted.command);
       p->sink->Fulfill(slot, std::move(inline_out));
     }
     WatchUntilIdle(p->home, p->sink, p->done);

@@ -37,7 +37,9 @@ class MultiShardTest : public ::testing::Test {
     std::string out;
     ReplyBuilder rb(&out, false);
     const uint64_t slot = sink_.Defer();
-    dispatcher_.Dispatch(shards_.thread(0), client_, sink_, rb, ArgList(views));
+    const ArgList list(views);
+    dispatcher_.Dispatch(shards_.thread(0), client_, sink_, rb, list,
+                         dispatcher_.Admit(client_, list, false).command);
     sink_.Fulfill(slot, std::move(out));  // inline replies, if any, go first
   }
   // One round trip: thread 0's posts reach thread 1, run, and its posts come back.
@@ -119,12 +121,11 @@ TEST_F(MultiShardTest, LaterCommandOnALockingKeyDoesNotOvertake) {
   Locks(1).Lock(Hash(1), false);
   Send({"MSET", key_[0], "a", key_[1], "b"});
   RoundTrip();
-  EXPECT_TRUE(
-      dispatcher_.MustWait(client_, ArgList(std::vector<std::string_view>{"GET", key_[1]})));
+  const std::vector<std::string_view> get = {"GET", key_[1]};
+  EXPECT_EQ(dispatcher_.Admit(client_, ArgList(get), true).hold, Dispatcher::Hold::kForLocks);
   Locks(1).Unlock(Hash(1), false);
   for (int i = 0; i < 3; ++i) RoundTrip();
-  EXPECT_FALSE(
-      dispatcher_.MustWait(client_, ArgList(std::vector<std::string_view>{"GET", key_[1]})));
+  EXPECT_EQ(dispatcher_.Admit(client_, ArgList(get), true).hold, Dispatcher::Hold::kNone);
 }
 
 }  // namespace
