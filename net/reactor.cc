@@ -14,7 +14,7 @@
 #include "shard/command/blocking_call.h"
 #include "shard/persist/aof.h"
 #include "shard/persist/save.h"
-#include "shard/runtime/memory_limit.h"
+#include "shard/runtime/housekeeping.h"
 #include "shard/state/auth.h"
 #include "timers/clock.h"
 
@@ -111,41 +111,19 @@ void Reactor::Run() {
       blocked.FireDue(self.shard().NowMs());
     }
     if (!parked_.empty()) UnparkIfUnpaused();
-    bool more_housekeeping = idle_turn && self.shard().Housekeep();
-    if (ExpiryDue()) {
-      // Replies of this turn leave before the expiry work, so a mass expiry delays no
-      // request by more than one expiry budget.
-      FlushAll();
-      Submit();
-      const int64_t start_ns = LatencyStart();
-      more_housekeeping |= ExpireStep();
-      NoteLatency("expire-cycle", start_ns);
-    }
-    bool snapshot_waiting = false;
-    if (self.shard().SnapshotActive()) {
-      // A slice of a running snapshot, after this turn's replies, as for expiry.
-      FlushAll();
-      Submit();
-      const int64_t start_ns = LatencyStart();
-      const SnapshotProgress progress = self.shard().SnapshotStep(now_ns_ / 1000);
-      more_housekeeping |= progress == SnapshotProgress::kMore;
-      snapshot_waiting = progress == SnapshotProgress::kWaiting;
-      NoteLatency("snapshot-slice", start_ns);
-    }
-    if (int64_t excess = MemoryToFree(shards_, id_, *shared_.server); excess > 0) {
-      // As for expiry: this turn's replies leave first.
-      FlushAll();
-      Submit();
-      const int64_t start_ns = LatencyStart();
-      more_housekeeping |= FreeMemory(shards_, id_, *shared_.server, excess);
-      NoteLatency("eviction-cycle", start_ns);
-    }
+    // Background work after the turn's requests; this turn's replies leave before each
+    // step, so a mass expiry or eviction delays no request by more than one step.
+    const HousekeepingTurn housekeeping =
+        Housekeep(shards_, id_, *shared_.server, idle_turn, now_ns_ / 1000, [this] {
+          FlushAll();
+          Submit();
+        });
     FlushAll();
 
     // Connections still in dirty_ are held for replies from other threads: their tasks
     // wake this thread, and hold_until_ns_ bounds the wait.
     // Tasks and input a busy script's turns kept (ServeWhileBusy) are due too.
-    if (more_housekeeping || self.inbox().HasWork() || EventsPending() || self.HoldsTasks() ||
+    if (housekeeping.more || self.inbox().HasWork() || EventsPending() || self.HoldsTasks() ||
         !kept_.empty() || !self.inbox().PrepareToSleep()) {
       // Not sleeping, but I/O must still come in while we are busy.
       Poll(0);
@@ -153,7 +131,7 @@ void Reactor::Run() {
     }
     // Sleep until the cron tick, the next key's deadline or the end of an output hold.
     // A snapshot waiting for its writer or its pace looks again within a millisecond.
-    const int64_t snapshot_ns = snapshot_waiting ? 1'000'000 : INT64_MAX;
+    const int64_t snapshot_ns = housekeeping.snapshot_waiting ? 1'000'000 : INT64_MAX;
     const int64_t wait_ns = std::min(
         {next_cron_ns_ - now_ns_, NanosToNextDeadline(), hold_until_ns_ - now_ns_, snapshot_ns});
     Poll(std::max<int64_t>(wait_ns, 0));
@@ -232,42 +210,6 @@ void Reactor::FlushAll() {
   close_asap_.clear();
   FlushSends();
   FreeClosed();
-}
-
-int64_t Reactor::LatencyStart() const {
-  return shared_.server->config.latency_monitor_threshold > 0 ? MonotonicNanos() : 0;
-}
-
-void Reactor::NoteLatency(const char* event, int64_t start_ns) {
-  const int64_t threshold_ms = shared_.server->config.latency_monitor_threshold;
-  if (threshold_ms <= 0 || start_ns == 0) return;
-  const int64_t ms = (MonotonicNanos() - start_ns) / 1'000'000;
-  if (ms >= threshold_ms) {
-    shared_.server->introspect.latency.Add(event, uint64_t(ms),
-                                           shared_.server->clock->NowUnixMillis() / 1000);
-  }
-}
-
-bool Reactor::ExpiryDue() const {
-  Shard& shard = shards_.thread(id_).shard();
-  return shard.keys_with_ttl() > 0 && shard.NextDeadline() <= shard.NowMs();
-}
-
-bool Reactor::ExpireStep() {
-  Shard& shard = shard_thread().shard();
-  int64_t now_ms = shard.NowMs();
-  const Config& config = shared_.server->config;
-  const int64_t max_keys = config.active_expire_keys_per_turn;
-  const int64_t budget_ns = config.active_expire_us_per_turn * 1000;
-  const int64_t start = MonotonicNanos();
-  // Small batches, so the time budget is checked often without reading the clock per key.
-  constexpr int64_t kBatch = 64;
-  for (int64_t done = 0; done < max_keys;) {
-    size_t n = shard.ExpireDue(now_ms, size_t(std::min(kBatch, max_keys - done)));
-    done += int64_t(n);
-    if (n < size_t(kBatch) || MonotonicNanos() - start >= budget_ns) break;
-  }
-  return shard.NextDeadline() <= now_ms;
 }
 
 int64_t Reactor::NanosToNextDeadline() const {

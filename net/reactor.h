@@ -176,14 +176,6 @@ class Reactor : public Waker, public BusyTurn {
   // Notes the clients' buffer sizes for INFO's client_recent_max_*_buffer: a slice of the
   // connections per cron tick at `hz` ticks a second, so each is seen once a second.
   void TrackBufferPeaks(int64_t now_sec, int64_t hz);
-  // Whether some key's deadline has passed.
-  bool ExpiryDue() const;
-  // Expires due keys within this turn's budget; true when more are already due.
-  bool ExpireStep();
-  // Redis's latency-monitor events for a turn's background work (expire-cycle,
-  // eviction-cycle): LatencyStart reads the clock only while the monitor is on.
-  int64_t LatencyStart() const;
-  void NoteLatency(const char* event, int64_t start_ns);
   // Hands this turn's events and posts to other threads, starts sends, frees closed
   // connections.
   void FlushAll();

@@ -363,7 +363,7 @@ int64_t Shard::SampleAvgTtl(int64_t now_ms) {
   return int64_t(sum / kSamples);
 }
 
-bool Shard::Housekeep() {
+bool Shard::IdleRehashStep() {
   if (server_ != nullptr && !server_->config.activerehashing) return false;
   return table_.RehashStep(kIdleRehashWork);
 }

@@ -198,10 +198,10 @@ class Shard {
   CommandStats& command_stats() { return *command_stats_; }
   void set_command_stats(CommandStats* s) { command_stats_ = s; }
   absl::BitGen& rng() { return rng_; }
-  // Background work for a loop turn that served nobody: advance an in-progress resize by a
-  // bounded amount (busy turns leave it to the operations' own small steps), unless
-  // activerehashing is off.
-  bool Housekeep();
+  // For a loop turn that served nobody (housekeeping.h): advances an in-progress resize by
+  // a bounded amount (busy turns leave it to the operations' own small steps), unless
+  // activerehashing is off. True when more is left.
+  bool IdleRehashStep();
 
   // Snapshots (shard/runtime/snapshot.h). BeginSnapshot runs while the shard is held
   // whole; then SnapshotStep each loop turn until it returns false.
