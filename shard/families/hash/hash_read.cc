@@ -2,19 +2,17 @@
 // HSCAN. A missing key reads as an empty hash; another type is WRONGTYPE. A compact hash
 // answers in insertion order, as Redis's listpack does.
 
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "core/glob.h"
 #include "core/hash.h"
 #include "core/numbers.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
 #include "shard/command/errors.h"
-#include "shard/command/scan_options.h"
+#include "shard/command/value_scan.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/shard.h"
 
@@ -164,34 +162,10 @@ void HRandField(ShardCmd& cmd) {
 }
 
 void HScan(ShardCmd& cmd) {
-  uint64_t cursor;
-  if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
-  bool ok;
-  const Hash* h = ReadObject<Hash>(cmd, &ok);
-  if (!ok) return;
-  if (h == nullptr) {
-    cmd.reply.ArrayLen(2);
-    cmd.reply.Bulk("0");
-    return cmd.reply.ArrayLen(0);
-  }
-  ArgParser p(cmd.args, 3);
-  ScanOptions opts;
-  ParseScanOptions(p, /*keyspace=*/false, &opts);
-  if (!p.ok()) return cmd.reply.Error(p.error());
-  std::vector<std::pair<std::string, std::string>> found;
-  const uint64_t next =
-      h->Scan(cursor, size_t(opts.count), [&](std::string_view f, std::string_view v) {
-        if (!opts.use_pattern || GlobMatch(opts.pattern, f)) found.emplace_back(f, v);
-      });
-  cmd.reply.ArrayLen(2);
-  char buf[24];
-  const int n = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(next));
-  cmd.reply.Bulk(std::string_view(buf, size_t(n)));
-  cmd.reply.ArrayLen(found.size() * 2);
-  for (const auto& [f, v] : found) {
-    cmd.reply.Bulk(f);
-    cmd.reply.Bulk(v);
-  }
+  ScanValue<Hash>(cmd, [](const Hash& h, uint64_t cursor, size_t count, ScanPage& page) {
+    return h.Scan(cursor, count,
+                  [&](std::string_view f, std::string_view v) { page.Add(f, std::string(v)); });
+  });
 }
 
 }  // namespace

@@ -2,19 +2,17 @@
 // missing key reads as an empty set; another type is WRONGTYPE. An intset answers in
 // ascending order, as Redis's does.
 
-#include <cstdio>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
-#include "core/glob.h"
 #include "core/member_set.h"
 #include "core/numbers.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/command.h"
 #include "shard/command/errors.h"
-#include "shard/command/scan_options.h"
+#include "shard/command/value_scan.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/shard.h"
 
@@ -105,30 +103,9 @@ void SRandMember(ShardCmd& cmd) {
 }
 
 void SScan(ShardCmd& cmd) {
-  uint64_t cursor;
-  if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
-  bool ok;
-  const MemberSet* s = ReadObject<MemberSet>(cmd, &ok);
-  if (!ok) return;
-  if (s == nullptr) {
-    cmd.reply.ArrayLen(2);
-    cmd.reply.Bulk("0");
-    return cmd.reply.ArrayLen(0);
-  }
-  ArgParser p(cmd.args, 3);
-  ScanOptions opts;
-  ParseScanOptions(p, /*keyspace=*/false, &opts);
-  if (!p.ok()) return cmd.reply.Error(p.error());
-  std::vector<std::string> found;
-  const uint64_t next = s->Scan(cursor, size_t(opts.count), [&](std::string_view m) {
-    if (!opts.use_pattern || GlobMatch(opts.pattern, m)) found.emplace_back(m);
+  ScanValue<MemberSet>(cmd, [](const MemberSet& s, uint64_t cursor, size_t count, ScanPage& page) {
+    return s.Scan(cursor, count, [&](std::string_view m) { page.Add(m); });
   });
-  cmd.reply.ArrayLen(2);
-  char buf[24];
-  const int n = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(next));
-  cmd.reply.Bulk(std::string_view(buf, size_t(n)));
-  cmd.reply.ArrayLen(found.size());
-  for (const auto& m : found) cmd.reply.Bulk(m);
 }
 
 }  // namespace

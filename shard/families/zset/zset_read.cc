@@ -10,12 +10,11 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/random/distributions.h"
-#include "core/glob.h"
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
-#include "shard/command/scan_options.h"
+#include "shard/command/value_scan.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/zset/zset_args.h"
 #include "shard/runtime/shard.h"
@@ -155,45 +154,16 @@ void ZRandMember(ShardCmd& cmd) {
   for (size_t i = 0; i < count; ++i) ReplyMember(cmd.reply, z, ranks[i], withscores);
 }
 
-// ZSCAN key cursor [MATCH pattern] [COUNT count]
 void ZScan(ShardCmd& cmd) {
-  uint64_t cursor;
-  if (!ParseScanCursor(cmd.args[2], &cursor)) return cmd.reply.Error(err::kInvalidCursor);
-  Entry* e;
-  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kZSet, Access::kRead, cmd.reply, &e)) return;
-  if (e == nullptr) {
-    cmd.reply.ArrayLen(2);
-    cmd.reply.Bulk("0");
-    return cmd.reply.ArrayLen(0);
-  }
-  ArgParser p(cmd.args, 3);
-  ScanOptions opts;
-  ParseScanOptions(p, /*keyspace=*/false, &opts);
-  if (!p.ok()) return cmd.reply.Error(p.error());
-  const ZSet& z = *e->object<ZSet>();
-  std::vector<std::pair<std::string, std::string>> found;
-  uint64_t next = 0;
-  auto visit = [&](std::string_view m, std::string score) {
-    if (opts.use_pattern && !GlobMatch(opts.pattern, m)) return;
-    found.emplace_back(std::string(m), std::move(score));
-  };
-  // Redis returns a listpack whole, in order, with cursor 0.
-  if (z.compact()) {
-    Walk(z, RankWalk{0, z.size(), false},
-         [&](std::string_view m, double s) { visit(m, ListpackScore(s)); });
-  } else {
-    next = z.Scan(cursor, size_t(opts.count),
-                  [&](std::string_view m, double s) { visit(m, FormatDouble(s)); });
-  }
-  cmd.reply.ArrayLen(2);
-  char buf[24];
-  int n = std::snprintf(buf, sizeof(buf), "%llu", static_cast<unsigned long long>(next));
-  cmd.reply.Bulk(std::string_view(buf, size_t(n)));
-  cmd.reply.ArrayLen(found.size() * 2);
-  for (const auto& [m, s] : found) {
-    cmd.reply.Bulk(m);
-    cmd.reply.Bulk(s);
-  }
+  ScanValue<ZSet>(cmd, [](const ZSet& z, uint64_t cursor, size_t count, ScanPage& page) {
+    // Redis returns a listpack whole, in order, with cursor 0.
+    if (z.compact()) {
+      Walk(z, RankWalk{0, z.size(), false},
+           [&](std::string_view m, double s) { page.Add(m, ListpackScore(s)); });
+      return uint64_t{0};
+    }
+    return z.Scan(cursor, count, [&](std::string_view m, double s) { page.Add(m, FormatDouble(s)); });
+  });
 }
 
 }  // namespace
