@@ -19,14 +19,6 @@ namespace {
 
 class DiffHashTest : public DiffTest {
  protected:
-  // The reply's string elements on both servers, compared as sorted lists.
-  void SameSorted(const Args& cmd) {
-    std::vector<std::string> want = Strings(redisc_->RawCmd(cmd).get());
-    std::vector<std::string> got = Strings(rcc_->RawCmd(cmd).get());
-    std::sort(want.begin(), want.end());
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, want) << Describe(cmd);
-  }
   // Field/value pairs of a flat reply, sorted.
   static std::vector<std::pair<std::string, std::string>> Pairs(const std::vector<std::string>& v) {
     std::vector<std::pair<std::string, std::string>> out;

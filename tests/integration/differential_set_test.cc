@@ -19,26 +19,6 @@ namespace {
 
 class DiffSetTest : public DiffTest {
  protected:
-  // `count` keys named after `prefix`, one on each shard in turn.
-  std::vector<std::string> Spread(const std::string& prefix, int count) {
-    std::vector<std::string> keys;
-    for (int i = 0; i < count; ++i) {
-      keys.push_back(KeysOnShard(absl::StrCat(prefix, i, "_"), i % threads(), threads(), 1)[0]);
-    }
-    return keys;
-  }
-  void SameSorted(const Args& cmd) {
-    Client::ReplyPtr a = redisc_->RawCmd(cmd);
-    Client::ReplyPtr b = rcc_->RawCmd(cmd);
-    if (a->type != REDIS_REPLY_ARRAY) {
-      EXPECT_EQ(Canon(b.get()), Canon(a.get())) << Describe(cmd);
-      return;
-    }
-    std::vector<std::string> want = Strings(a.get()), got = Strings(b.get());
-    std::sort(want.begin(), want.end());
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, want) << Describe(cmd);
-  }
   std::set<std::string> Members(Client& c, const std::string& key) {
     std::vector<std::string> v = Strings(c.RawCmd({"SMEMBERS", key}).get());
     return {v.begin(), v.end()};

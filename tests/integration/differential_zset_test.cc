@@ -20,15 +20,6 @@ namespace {
 
 class DiffZsetTest : public DiffTest {
  protected:
-  // `count` keys named after `prefix`, one on each shard in turn (all on shard 0 with one
-  // thread), so multi-key commands over them span every shard.
-  std::vector<std::string> Spread(const std::string& prefix, int count) {
-    std::vector<std::string> keys;
-    for (int i = 0; i < count; ++i) {
-      keys.push_back(KeysOnShard(absl::StrCat(prefix, i, "_"), i % threads(), threads(), 1)[0]);
-    }
-    return keys;
-  }
   // The string elements of `cmd`'s reply on each server.
   std::vector<std::string> Elements(Client& c, const Args& cmd) {
     return Strings(c.RawCmd(cmd).get());

@@ -80,16 +80,6 @@ class DiffPubSubTest : public DiffTest {
     std::vector<std::string> r = SameOn(p, {"PING", "sync"});
     EXPECT_EQ(r, std::vector<std::string>{"*[$pong,$sync]"});
   }
-  // Sends `cmd` (an array reply in hash order) to both servers; compares sorted.
-  void SameSorted(const Args& cmd) {
-    Client::ReplyPtr w = redisc_->RawCmd(cmd), g = rcc_->RawCmd(cmd);
-    ASSERT_TRUE(w && g);
-    std::vector<std::string> want = Strings(w.get()), got = Strings(g.get());
-    std::sort(want.begin(), want.end());
-    std::sort(got.begin(), got.end());
-    EXPECT_EQ(got, want) << Describe(cmd) << "\n  redis:     " << Canon(w.get())
-                         << "\n  ringcache: " << Canon(g.get());
-  }
 };
 
 TEST_P(DiffPubSubTest, SubscribeAndUnsubscribeFrames) {
