@@ -384,6 +384,37 @@ class BusyScriptTwoThreads(BusyScriptTest):
         idle = self.workload(other, mine)
         self.assertLess(busy, 4 * idle + 0.5, "%.2fs while busy, %.2fs idle" % (busy, idle))
 
+    # Keyless commands left out of the sweep below: they end the connection, the server
+    # or the script, change what the connection's next replies are, or need a peer.
+    SWEEP_SKIPS = {
+        "shutdown", "debug", "monitor", "quit", "reset", "multi", "exec", "discard",
+        "subscribe", "psubscribe", "ssubscribe", "unsubscribe", "punsubscribe",
+        "sunsubscribe", "script|kill", "function|kill", "client|reply", "client|pause",
+        "client|kill", "replicaof", "slaveof", "sync", "psync", "failover", "hello", "auth",
+    }
+
+    def test_every_keyless_command_answers_while_another_thread_is_busy(self):
+        """Each keyless command and subcommand COMMAND lists, with arguments enough for
+        its arity, answers at once on an idle thread while another thread's script is
+        busy: -BUSY when it needs every thread (kCmdAllThreads, or it reads or writes the
+        keyspace), an answer of its own otherwise; never a wait for the busy thread."""
+        other = self.on_thread[1][0]
+        rows = []
+        for row in other.call("COMMAND"):
+            rows.extend(row[9] if row[9] else [row])
+        probes = []
+        for row in rows:
+            name, arity, first_key = row[0].decode(), int(row[1][1:]), int(row[3][1:])
+            if first_key != 0 or name in self.SWEEP_SKIPS or b"+movablekeys" in row[2]:
+                continue
+            words = name.split("|")
+            probes.append(tuple(words) + ("0",) * (abs(arity) - len(words)))
+        self.assertGreater(len(probes), 80)
+        self.start_busy(LOOP, self.keys[0])
+        for cmd in probes:
+            self.assertIsNotNone(other.call(*cmd, limit=3), cmd)
+        self.assertEqual(other.call("PING"), b"+PONG")
+
     def workload(self, c, key):
         """Seconds for 300 round trips and 2000 pipelined GETs of `key`, all checked."""
         start = time.monotonic()
