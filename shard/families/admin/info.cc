@@ -40,6 +40,7 @@ struct ThreadReport {
   size_t expires = 0;
   int64_t avg_ttl = 0;
   int64_t dirty = 0;
+  uint64_t aof_buffer = 0;  // log records not yet handed to the writer thread
 };
 
 struct Totals {
@@ -55,6 +56,7 @@ struct Totals {
   size_t keys = 0, dataset_bytes = 0, expires = 0;
   int64_t avg_ttl = 0;  // weighted by each shard's keys with a TTL
   int64_t dirty = 0;
+  uint64_t aof_buffer = 0;  // log records not yet handed to the writer thread
 };
 
 Totals Sum(const std::vector<ThreadReport>& reports) {
@@ -233,7 +235,7 @@ void PersistenceSection(const ServerState& s, const Totals& t, std::string* out)
     StrAppend(out, "aof_current_size:", p.aof_current_size.load(), "\r\n",
               "aof_base_size:", p.aof_base_size.load(), "\r\n",
               "aof_pending_rewrite:", p.aof_rewrite_scheduled.load() ? 1 : 0, "\r\n",
-              "aof_buffer_length:0\r\n", "aof_pending_bio_fsync:0\r\n",
+              "aof_buffer_length:", t.aof_buffer, "\r\n", "aof_pending_bio_fsync:0\r\n",
               "aof_delayed_fsync:0\r\n");
   }
   out->append("\r\n");
@@ -369,6 +371,7 @@ void Info(CoordCmd& cmd) {
   }
   DeferredReply out(cmd);
   const ServerState* server = &cmd.server;
+  ShardSet* shards = &cmd.shards;
   const std::vector<std::string>* names = &cmd.table.stat_names();
   FanOutThreads<ThreadReport>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
@@ -383,8 +386,9 @@ void Info(CoordCmd& cmd) {
                             shard.SampleAvgTtl(shard.NowMs()),
                             shard.Dirty()};
       },
-      [out, server, want, names, percentiles](std::vector<ThreadReport>& reports) {
+      [out, server, shards, want, names, percentiles](std::vector<ThreadReport>& reports) {
         Totals t = Sum(reports);
+        t.aof_buffer = shards->journal().pending();
         std::string text;
         for (const auto& section : kSections) {
           std::string_view s = section.name;

@@ -51,12 +51,14 @@ struct MemoryFigures {
   uint64_t used = 0, peak = 0, startup = 0, rss = 0;
   size_t keys = 0, dataset = 0, clients = 0, client_bytes = 0;
   uint64_t eval_caches = 0, functions_caches = 0, cached_scripts = 0;
+  uint64_t aof_buffer = 0;  // log records not yet handed to the writer thread
   AllocatorFigures allocator;
 };
 
 template <typename Done>
 void GatherMemory(CoordCmd& cmd, Done done) {
   const ServerState* server = &cmd.server;
+  ShardSet* shards = &cmd.shards;
   FanOutThreads<ThreadMemory>(
       cmd.self, cmd.shards, AllShards(cmd.shards),
       [](ShardThread& t, size_t) {
@@ -67,7 +69,7 @@ void GatherMemory(CoordCmd& cmd, Done done) {
         }
         return m;
       },
-      [server, done = std::move(done)](std::vector<ThreadMemory>& threads) {
+      [server, shards, done = std::move(done)](std::vector<ThreadMemory>& threads) {
         MemoryFigures f;
         for (const ThreadMemory& t : threads) {
           f.keys += t.keys;
@@ -79,6 +81,7 @@ void GatherMemory(CoordCmd& cmd, Done done) {
         f.peak = server->memory.NotePeak(f.used);
         f.startup = server->memory.startup.load(std::memory_order_relaxed);
         f.rss = RssBytes();
+        f.aof_buffer = shards->journal().pending();
         if (server->scripts != nullptr) {
           f.eval_caches = server->scripts->body_bytes();
           f.cached_scripts = server->scripts->count();
@@ -107,7 +110,7 @@ void Stats(CoordCmd& cmd) {
         rb.Bulk(k);
         rb.Double(v);
       };
-      rb.MapLen(26);
+      rb.MapLen(27);
       num("peak.allocated", int64_t(f.peak));
       num("total.allocated", int64_t(f.used));
       num("startup.allocated", int64_t(f.startup));
@@ -115,6 +118,7 @@ void Stats(CoordCmd& cmd) {
       num("clients.slaves", 0);
       num("clients.normal", int64_t(f.client_bytes));
       num("cluster.links", 0);  // the cluster map is static: no bus links
+      num("aof.buffer", int64_t(f.aof_buffer));
       num("lua.caches", int64_t(f.eval_caches));
       num("functions.caches", int64_t(f.functions_caches));
       num("overhead.total", int64_t(overhead));
