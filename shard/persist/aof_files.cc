@@ -217,9 +217,11 @@ bool AofFiles::WriteAll(const std::string& bytes) {
 }
 
 void AofFiles::Fsync() {
+  server_.persist.aof_fsync_in_progress.store(true, std::memory_order_relaxed);
   if (fd_ >= 0 && ::fdatasync(fd_) != 0) {
     Log(LogLevel::kWarning, "Error fsyncing the AOF file: ", std::strerror(errno));
   }
+  server_.persist.aof_fsync_in_progress.store(false, std::memory_order_relaxed);
   unsynced_ = false;
   last_fsync_ns_ = NowNs();
 }

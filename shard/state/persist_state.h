@@ -45,6 +45,8 @@ struct PersistState {
   std::atomic<int64_t> aof_rewrites{0};
   std::atomic<int64_t> aof_rewrite_failures{0};  // consecutive
   std::atomic<bool> aof_last_write_ok{true};
+  // The log's writer thread is in an fsync of the log (INFO's aof_pending_bio_fsync).
+  std::atomic<bool> aof_fsync_in_progress{false};
   std::atomic<int64_t> aof_last_try_unix{0};   // turning the log on failed: retried after
   std::atomic<int64_t> aof_current_size{0};      // bytes of the base and incr files
   std::atomic<int64_t> aof_base_size{0};         // at the last rewrite (or start)

@@ -235,7 +235,10 @@ void PersistenceSection(const ServerState& s, const Totals& t, std::string* out)
     StrAppend(out, "aof_current_size:", p.aof_current_size.load(), "\r\n",
               "aof_base_size:", p.aof_base_size.load(), "\r\n",
               "aof_pending_rewrite:", p.aof_rewrite_scheduled.load() ? 1 : 0, "\r\n",
-              "aof_buffer_length:", t.aof_buffer, "\r\n", "aof_pending_bio_fsync:0\r\n",
+              "aof_buffer_length:", t.aof_buffer, "\r\n",
+              "aof_pending_bio_fsync:", p.aof_fsync_in_progress.load() ? 1 : 0, "\r\n",
+              // The writer thread never postpones a write for an fsync, as Redis's
+              // everysec does when its background fsync runs late.
               "aof_delayed_fsync:0\r\n");
   }
   out->append("\r\n");
