@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shard/command/command_stats.h"
+#include "shard/wire/command_stats.h"
 #include "timers/cycle_clock.h"
 
 namespace {

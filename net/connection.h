@@ -17,10 +17,10 @@
 
 #include "net/reply_buffer_model.h"
 #include "net/resp_parser.h"
-#include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
-#include "shard/command/reply_sink.h"
 #include "shard/state/client_registry.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/reply_sink.h"
 #include "timers/idle_list.h"
 
 namespace rc::net {

@@ -14,12 +14,12 @@
 
 #include "core/prometheus.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
-#include "shard/command/command.h"
 #include "shard/command/invoke.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/command.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc::net {
 

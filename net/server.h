@@ -18,11 +18,11 @@
 #include <vector>
 
 #include "net/reactor.h"
-#include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc::net {

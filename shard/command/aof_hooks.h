@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "shard/command/command.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -36,8 +36,8 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -5,13 +5,13 @@
 
 #include "core/entry_table.h"
 #include "core/numbers.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

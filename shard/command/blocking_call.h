@@ -30,9 +30,9 @@
 #include <string_view>
 #include <vector>
 
-#include "shard/command/command.h"
 #include "shard/runtime/blocked_clients.h"
 #include "shard/runtime/blocking.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "shard/command/client_state.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

@@ -13,7 +13,7 @@
 
 #include <string_view>
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

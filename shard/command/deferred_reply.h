@@ -7,8 +7,8 @@
 #include <string>
 
 #include "core/reply_builder.h"
-#include "shard/command/command.h"
-#include "shard/command/reply_sink.h"
+#include "shard/wire/command.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

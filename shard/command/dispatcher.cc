@@ -8,17 +8,16 @@
 #include "core/entry_table.h"
 #include "core/strings.h"
 #include "shard/command/busy_refusal.h"
-#include "shard/command/client_state.h"
 #include "shard/command/errors.h"
-#include "shard/command/hop_batch.h"
 #include "shard/command/invoke.h"
-#include "shard/command/owned_args.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/watch.h"
 #include "shard/state/auth.h"
 #include "shard/state/server_state.h"
-#include "timers/cycle_clock.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/hop_batch.h"
+#include "shard/wire/owned_args.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

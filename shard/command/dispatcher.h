@@ -18,11 +18,11 @@
 #include <string>
 
 #include "absl/functional/any_invocable.h"
-#include "shard/command/command.h"
-#include "shard/command/hop_batch.h"
-#include "shard/command/owned_args.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
+#include "shard/wire/hop_batch.h"
+#include "shard/wire/owned_args.h"
 
 namespace rc {
 

@@ -3,8 +3,8 @@
 #include <string_view>
 
 #include "shard/command/aof_hooks.h"
-#include "shard/command/command_stats.h"
 #include "shard/runtime/blocking.h"
+#include "shard/wire/command_stats.h"
 #include "timers/cycle_clock.h"
 
 namespace rc {

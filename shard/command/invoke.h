@@ -19,10 +19,10 @@
 #include <cstdint>
 #include <string>
 
-#include "shard/command/client_state.h"
-#include "shard/command/command.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

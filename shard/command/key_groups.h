@@ -11,8 +11,8 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/types/span.h"
-#include "shard/command/command.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -4,7 +4,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "core/aof_propagate.h"
-#include "shard/command/client_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

@@ -34,8 +34,8 @@
 #include <vector>
 
 #include "shard/command/key_groups.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/fanout.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

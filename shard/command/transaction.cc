@@ -9,14 +9,14 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/aof_propagate.h"
 #include "core/entry_table.h"
-#include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/invoke.h"
 #include "shard/command/multi_shard.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

@@ -15,7 +15,7 @@
 // Other clients' commands on those keys queue behind EXEC's locks, so none of them sees
 // a part of the transaction; keys it does not name are not held up.
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -6,9 +6,9 @@
 
 #include "core/entry.h"
 #include "core/reply_builder.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -1,7 +1,7 @@
 #pragma once
 // The complete command table: every family's rows (families.cc lists the families).
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -8,15 +8,15 @@
 #include <sstream>
 #include <utility>
 
-#include "core/strings.h"
 #include "core/aof_reader.h"
 #include "core/log.h"
 #include "core/reply_builder.h"
-#include "shard/command/client_state.h"
+#include "core/strings.h"
 #include "shard/command/dispatcher.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

@@ -7,12 +7,12 @@
 
 #include "core/log.h"
 #include "core/malloc_counter.h"
-#include "shard/command/client_state.h"
 #include "shard/command/multi_shard.h"
 #include "shard/persist/rdb_writer.h"
 #include "shard/runtime/fanout.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

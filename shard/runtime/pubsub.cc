@@ -5,7 +5,7 @@
 #include "core/glob.h"
 #include "core/reply_builder.h"
 #include "core/strings.h"
-#include "shard/command/reply_sink.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

@@ -12,8 +12,6 @@
 #include <vector>
 
 #include "core/key_slot.h"
-#include "shard/command/command_stats.h"
-#include "shard/command/hop_batch.h"
 #include "shard/runtime/aof_journal.h"
 #include "shard/runtime/blocked_clients.h"
 #include "shard/runtime/mailbox.h"
@@ -24,6 +22,8 @@
 #include "shard/runtime/stats.h"
 #include "shard/state/client_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command_stats.h"
+#include "shard/wire/hop_batch.h"
 
 namespace rc {
 

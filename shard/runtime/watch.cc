@@ -5,8 +5,8 @@
 
 #include "core/entry_table.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/runtime/shard_set.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

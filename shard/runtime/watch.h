@@ -11,31 +11,19 @@
 // shard, and waits in KeyLocks as a command on the key would, so it comes after every
 // write of the client's sent before it and before the client's next read of the key.
 
-#include <atomic>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/container/flat_hash_set.h"
+#include "shard/wire/watch_state.h"
 
 namespace rc {
 
 class ShardThread;
 class ShardSet;
 struct ClientState;
-
-struct WatchState {
-  // Written by shard threads, read by the client's thread at EXEC.
-  std::atomic<bool> dirty{false};
-};
-
-// What one client watches; lives in its ClientState, on its connection's thread.
-struct WatchSet {
-  std::shared_ptr<WatchState> state;  // null when nothing is watched
-  absl::flat_hash_set<std::string> keys;
-};
 
 // One shard's watched keys and who watches them. The shard's thread only.
 class WatchedKeys {

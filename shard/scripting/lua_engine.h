@@ -25,13 +25,13 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "core/reply_builder.h"
-#include "shard/command/client_state.h"
-#include "shard/command/command.h"
-#include "shard/command/reply_sink.h"
 #include "shard/scripting/function_library.h"
 #include "shard/scripting/lua_heap.h"
 #include "shard/scripting/script_flags.h"
 #include "shard/scripting/script_watchdog.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/command.h"
+#include "shard/wire/reply_sink.h"
 
 // The Lua API (shard/scripting/lua.h) stays inside shard/scripting: only its .cc files
 // see which Lua is built in.

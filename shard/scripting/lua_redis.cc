@@ -9,7 +9,6 @@
 
 #include "absl/container/inlined_vector.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/lua_engine.h"
@@ -20,6 +19,7 @@
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/sha1.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

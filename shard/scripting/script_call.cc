@@ -9,13 +9,13 @@
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/command/invoke.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_task.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

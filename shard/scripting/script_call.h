@@ -11,7 +11,7 @@
 #include <cstdint>
 #include <string>
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

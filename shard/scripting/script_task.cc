@@ -6,17 +6,17 @@
 #include "core/aof_propagate.h"
 #include "core/entry_table.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/invoke.h"
 #include "shard/command/key_groups.h"
-#include "shard/command/reply_sink.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/lua.h"
 #include "shard/scripting/lua_convert.h"
 #include "shard/scripting/script_errors.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/reply_sink.h"
 
 namespace rc {
 

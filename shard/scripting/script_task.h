@@ -26,11 +26,11 @@
 #include <string>
 #include <vector>
 
-#include "shard/command/command.h"
 #include "shard/command/multi_shard.h"
-#include "shard/command/owned_args.h"
 #include "shard/scripting/lua_engine.h"
 #include "shard/scripting/script_call.h"
+#include "shard/wire/command.h"
+#include "shard/wire/owned_args.h"
 
 namespace rc {
 

@@ -11,8 +11,8 @@
 
 #include <string_view>
 
-#include "shard/command/client_state.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

@@ -9,7 +9,7 @@
 #include <map>
 #include <string>
 
-#include "shard/command/client_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

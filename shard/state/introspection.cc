@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "core/strings.h"
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

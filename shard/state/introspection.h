@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

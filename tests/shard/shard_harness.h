@@ -19,14 +19,14 @@
 #include <utility>
 #include <vector>
 
-#include "shard/command/client_state.h"
-#include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
-#include "shard/command/reply_sink.h"
 #include "shard/families/families.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/command.h"
+#include "shard/wire/reply_sink.h"
 #include "timers/clock.h"
 
 namespace rc::testing {

@@ -8,7 +8,6 @@
 #include "core/log.h"
 #include "core/strings.h"
 #include "shard/command/busy_refusal.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
@@ -18,6 +17,7 @@
 #include "shard/state/config_file.h"
 #include "shard/state/config_params.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc {

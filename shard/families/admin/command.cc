@@ -1,7 +1,7 @@
 // COMMAND: what the command table says about itself, in Redis 7's reply shape, so
 // cluster-aware clients find key positions and tools find arity and flags.
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 #include <algorithm>
 

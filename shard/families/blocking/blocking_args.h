@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "core/reply_builder.h"
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

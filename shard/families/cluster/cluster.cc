@@ -9,13 +9,13 @@
 #include "core/key_slot.h"
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
 #include "shard/runtime/shard.h"
 #include "shard/state/cluster_map.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

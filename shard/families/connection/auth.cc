@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <mutex>
 
-#include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -11,13 +11,13 @@
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/blocking_call.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
 #include "shard/state/client_registry.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 #include "timers/clock.h"
 
 namespace rc {

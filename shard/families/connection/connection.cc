@@ -4,7 +4,6 @@
 
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/pubsub.h"
@@ -12,6 +11,7 @@
 #include "shard/runtime/watch.h"
 #include "shard/state/auth.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

@@ -11,11 +11,11 @@
 #include "core/numbers.h"
 #include "core/rdb_value.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
 #include "shard/state/rdb_settings.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -25,7 +25,6 @@
 #include "core/numbers.h"
 #include "core/rdb_value.h"
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
@@ -36,6 +35,7 @@
 #include "shard/runtime/shard.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/rdb_settings.h"
+#include "shard/wire/client_state.h"
 #include "threadpool/thread_pool.h"
 
 namespace rc {

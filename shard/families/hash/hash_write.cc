@@ -9,12 +9,12 @@
 #include "core/hash.h"
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

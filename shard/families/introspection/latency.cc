@@ -6,12 +6,12 @@
 #include <set>
 
 #include "core/strings.h"
-#include "shard/command/command_stats.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/fanout.h"
 #include "shard/state/latency_report.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command_stats.h"
 
 namespace rc {
 

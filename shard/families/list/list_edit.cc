@@ -7,12 +7,12 @@
 #include "core/list.h"
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/list/list_ops.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -2,9 +2,9 @@
 // path (list_ops.h, MoveCoord), so the element is never in both lists or in neither.
 
 #include "core/list.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/families/list/list_ops.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -15,7 +15,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "core/list.h"
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

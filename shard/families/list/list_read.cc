@@ -7,10 +7,10 @@
 #include "core/list.h"
 #include "core/numbers.h"
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

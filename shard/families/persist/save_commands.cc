@@ -3,13 +3,13 @@
 #include <string>
 
 #include "core/strings.h"
-#include "shard/command/command.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/persist/aof.h"
 #include "shard/persist/save.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -4,12 +4,12 @@
 #include <set>
 
 #include "core/strings.h"
-#include "shard/command/client_state.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/fanout.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

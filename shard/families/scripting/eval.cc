@@ -6,7 +6,6 @@
 
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/families/scripting/script_run.h"
 #include "shard/runtime/shard_set.h"
@@ -16,6 +15,7 @@
 #include "shard/scripting/script_watchdog.h"
 #include "shard/scripting/sha1.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

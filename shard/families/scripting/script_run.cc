@@ -1,7 +1,6 @@
 #include "shard/families/scripting/script_run.h"
 
 #include "core/numbers.h"
-#include "shard/command/client_state.h"
 #include "shard/command/errors.h"
 #include "shard/runtime/memory_limit.h"
 #include "shard/runtime/shard_set.h"
@@ -9,6 +8,7 @@
 #include "shard/scripting/script_registry.h"
 #include "shard/scripting/script_task.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
 
 namespace rc {
 

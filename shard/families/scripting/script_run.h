@@ -13,8 +13,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "shard/command/command.h"
 #include "shard/scripting/lua_engine.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

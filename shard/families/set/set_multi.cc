@@ -21,7 +21,6 @@
 #include "core/numbers.h"
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
-#include "shard/command/command.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
@@ -30,6 +29,7 @@
 #include "shard/families/set/set_limits.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -10,11 +10,11 @@
 #include "core/member_set.h"
 #include "core/numbers.h"
 #include "shard/command/arg_parser.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/command/value_scan.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -7,12 +7,12 @@
 #include "absl/container/flat_hash_set.h"
 #include "core/member_set.h"
 #include "core/numbers.h"
-#include "shard/command/command.h"
 #include "shard/command/errors.h"
 #include "shard/command/typed_lookup.h"
 #include "shard/families/set/set_limits.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

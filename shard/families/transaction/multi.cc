@@ -2,8 +2,6 @@
 // (Dispatcher::Dispatch); EXEC's cross-shard execution is shard/transaction.cc.
 
 #include "core/strings.h"
-#include "shard/command/client_state.h"
-#include "shard/command/command.h"
 #include "shard/command/dispatcher.h"
 #include "shard/command/errors.h"
 #include "shard/command/transaction.h"
@@ -11,6 +9,8 @@
 #include "shard/runtime/shard_set.h"
 #include "shard/runtime/watch.h"
 #include "shard/state/server_state.h"
+#include "shard/wire/client_state.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -12,7 +12,7 @@
 
 #include "core/reply_builder.h"
 #include "core/zset.h"
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

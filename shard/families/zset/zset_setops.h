@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "shard/command/command.h"
 #include "shard/families/zset/zset_args.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 

@@ -1,4 +1,4 @@
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 #include <cctype>
 #include <cstdint>

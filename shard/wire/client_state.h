@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "absl/types/span.h"
-#include "shard/command/owned_args.h"
-#include "shard/runtime/watch.h"
+#include "shard/wire/owned_args.h"
+#include "shard/wire/watch_state.h"
 
 namespace rc {
 

@@ -1,4 +1,4 @@
-#include "shard/command/command_stats.h"
+#include "shard/wire/command_stats.h"
 
 #include <algorithm>
 #include <cmath>

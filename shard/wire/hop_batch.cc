@@ -1,4 +1,4 @@
-#include "shard/command/hop_batch.h"
+#include "shard/wire/hop_batch.h"
 
 namespace rc {
 

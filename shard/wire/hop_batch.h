@@ -24,7 +24,7 @@
 #include <string_view>
 #include <vector>
 
-#include "shard/command/command.h"
+#include "shard/wire/command.h"
 
 namespace rc {
 
