@@ -19,8 +19,8 @@
 #include <string_view>
 #include <vector>
 
-#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
+#include "shard/state/notify_flags.h"
 
 namespace rc {
 
@@ -28,10 +28,6 @@ class PubSub;
 class ShardThread;
 class ShardSet;
 struct ServerState;
-
-// -1 on a character Redis does not know.
-int64_t ParseNotifyFlags(std::string_view classes);
-std::string FormatNotifyFlags(int64_t flags);
 
 class KeyEvents final : public KeyEventListener {
  public:

@@ -31,11 +31,11 @@
 #include "shard/runtime/blocking.h"
 #include "shard/runtime/evictor.h"
 #include "shard/runtime/key_locks.h"
-#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/snapshot.h"
 #include "shard/runtime/stats.h"
 #include "shard/runtime/thread_check.h"
 #include "shard/runtime/watch.h"
+#include "shard/state/notify_flags.h"
 #include "shard/wire/command_stats.h"
 #include "timers/indexed_heap.h"
 

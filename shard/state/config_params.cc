@@ -16,8 +16,8 @@
 #include "core/split_args.h"
 #include "core/strings.h"
 #include "core/zset_compact.h"
-#include "shard/runtime/notify.h"
 #include "shard/state/default_only_settings.h"
+#include "shard/state/notify_flags.h"
 
 namespace rc {
 

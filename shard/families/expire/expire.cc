@@ -9,8 +9,8 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
 #include "shard/families/string/set_options.h"
-#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
+#include "shard/state/notify_flags.h"
 
 namespace rc {
 

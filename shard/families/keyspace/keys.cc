@@ -12,8 +12,8 @@
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
 #include "shard/runtime/fanout.h"
-#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
+#include "shard/state/notify_flags.h"
 
 namespace rc {
 

@@ -15,8 +15,8 @@
 #include "shard/families/string/set_options.h"
 #include "shard/families/string/string_space.h"
 #include "shard/runtime/fanout.h"
-#include "shard/runtime/notify_flags.h"
 #include "shard/runtime/shard.h"
+#include "shard/state/notify_flags.h"
 #include "shard/state/server_state.h"
 
 namespace rc {

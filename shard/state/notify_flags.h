@@ -1,8 +1,11 @@
 #pragma once
-// The classes of notify-keyspace-events, apart from the rest of notify.h so that Shard,
-// which raises "new", can name them.
+// The classes of notify-keyspace-events and the setting's letters for them: the setting's
+// row parses them, Shard and the commands raise events of a class (shard/runtime/notify.h
+// delivers them).
 
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace rc {
 
@@ -25,5 +28,9 @@ enum NotifyFlag : int64_t {
   kNotifyAll = kNotifyGeneric | kNotifyString | kNotifyList | kNotifySet | kNotifyHash |
                kNotifyZset | kNotifyExpired | kNotifyEvicted | kNotifyStream | kNotifyModule,
 };
+
+// -1 on a character Redis does not know.
+int64_t ParseNotifyFlags(std::string_view classes);
+std::string FormatNotifyFlags(int64_t flags);
 
 }  // namespace rc
