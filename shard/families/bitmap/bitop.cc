@@ -20,6 +20,7 @@
 #include "shard/command/errors.h"
 #include "shard/command/key_groups.h"
 #include "shard/command/multi_shard.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/runtime/notify.h"
 #include "shard/runtime/shard.h"
 
@@ -106,8 +107,10 @@ void BitOpCmd(ShardCmd& cmd) {
   std::vector<std::string_view> srcs;
   for (size_t i = 3; i < cmd.args.size(); ++i) {
     // Views stay valid: reading a key never moves another key's entry.
-    const Entry* e = cmd.shard.FindForRead(cmd.args[i]);
-    if (e != nullptr && e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
+    Entry* e;
+    if (!FindTyped(cmd.shard, cmd.args[i], ValueType::kString, Access::kRead, cmd.reply, &e)) {
+      return;
+    }
     srcs.push_back(e != nullptr ? e->str() : std::string_view());
   }
   const size_t len = ResultLength(srcs);

@@ -8,6 +8,7 @@
 #include "core/strings.h"
 #include "shard/command/arg_parser.h"
 #include "shard/command/errors.h"
+#include "shard/command/typed_lookup.h"
 #include "shard/families/string/set_options.h"
 #include "shard/runtime/shard.h"
 #include "shard/state/notify_flags.h"
@@ -146,9 +147,9 @@ void GetEx(ShardCmd& cmd) {
   SetOptions opts;
   ParseSetOptions(p, SetCommand::kGetEx, &opts);
   if (!p.ok()) return cmd.reply.Error(p.error());
-  Entry* e = cmd.shard.FindForRead(cmd.args[1]);
+  Entry* e;
+  if (!FindTyped(cmd.shard, cmd.args[1], ValueType::kString, Access::kRead, cmd.reply, &e)) return;
   if (e == nullptr) return cmd.reply.NullBulk();
-  if (e->type() != ValueType::kString) return cmd.reply.Error(err::kWrongType);
   int64_t now = cmd.shard.NowMs();
   int64_t at = 0;
   std::string error;
