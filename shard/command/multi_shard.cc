@@ -308,6 +308,17 @@ void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Locked
           std::move(finish), std::move(record));
 }
 
+void ReleaseEverywhere(ShardThread& self, ShardSet& shards, std::shared_ptr<const LockSet> locks) {
+  const std::vector<uint32_t> targets = locks->groups->shards();
+  FanOut<bool>(
+      self, shards, targets,
+      [locks](Shard& shard, size_t gi) {
+        ReleaseOn(shard, *locks, gi);
+        return true;
+      },
+      [](std::vector<bool>&) {});
+}
+
 void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi) {
   shard.locks().Unlock(locks.KeysOf(gi), locks.whole);
 }

@@ -74,6 +74,8 @@ void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Locked
 // On the thread of shard `locks.groups->shards[gi]`: releases what `locks` holds there and
 // runs the work that waited for it.
 void ReleaseOn(Shard& shard, const LockSet& locks, size_t gi);
+// The thread that took `locks`: releases them on every shard they hold.
+void ReleaseEverywhere(ShardThread& self, ShardSet& shards, std::shared_ptr<const LockSet> locks);
 
 // Lock, run `work(shard, gi)` → T on every shard (owner thread), then `done(results)` on
 // the connection's thread with the results in group order. Results travel home in

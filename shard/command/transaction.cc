@@ -344,16 +344,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       AppendUnit(records, &unit);
       self->note_aof_position(shards->journal().Append(unit));
     }
-    if (locks != nullptr) {
-      std::shared_ptr<const LockSet> held = locks;
-      FanOut<bool>(
-          *self, *shards, held->groups->shards(),
-          [held](Shard& shard, size_t gi) {
-            ReleaseOn(shard, *held, gi);
-            return true;
-          },
-          [](std::vector<bool>&) {});
-    }
+    if (locks != nullptr) ReleaseEverywhere(*self, *shards, locks);
     ReleaseWatches(*self, *shards, std::move(watch));
     client->exec_count = -1;
     client->exec_mem = 0;

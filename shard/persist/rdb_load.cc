@@ -19,6 +19,8 @@
 #include "core/rdb.h"
 #include "core/rdb_value.h"
 #include "core/strings.h"
+#include "shard/command/multi_shard.h"
+#include "shard/runtime/fanout.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/restore_set.h"
 #include "shard/scripting/script_registry.h"
@@ -100,9 +102,11 @@ struct Shared {
   }
 };
 
-// A loader thread: builds shard `shard`'s values and links them.
+// The thread that owns `shard` now (a loader thread at start, the shard's own thread for a
+// reload): builds its values and links them. `replace`: a key already there gives way to
+// the file's (DEBUG RELOAD MERGE), else it fails the load.
 void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_ms,
-               const std::string& file, Shared& shared) {
+               const std::string& file, Shared& shared, bool replace) {
   RdbObject obj;
   std::string why;
   for (;;) {
@@ -129,8 +133,11 @@ void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_
         continue;
       }
       if (shard.Find(r.key) != nullptr) {
-        shared.Fail(StrCat("RDB has duplicated key '", r.key, "' in DB 0 (", file, ")"));
-        break;
+        if (!replace) {
+          shared.Fail(StrCat("RDB has duplicated key '", r.key, "' in DB 0 (", file, ")"));
+          break;
+        }
+        shard.Delete(r.key);
       }
       if (obj.type == ValueType::kString) {
         shard.SetString(r.key, obj.str, r.deadline >= 0 ? TtlMode::kSet : TtlMode::kClear,
@@ -288,7 +295,157 @@ bool ChecksumOk(std::string_view file, uint64_t* expected, uint64_t* got) {
   return *got == stored;
 }
 
+std::string ChecksumError(const std::string& path, uint64_t expected, uint64_t got) {
+  char hex[64];
+  std::snprintf(hex, sizeof(hex), "expected: (%llx) got (%llx)",
+                static_cast<unsigned long long>(expected), static_cast<unsigned long long>(got));
+  return StrCat("Wrong RDB checksum in ", path, " ", hex, ". Aborting now.");
+}
+
+// The signature and a version this build reads. False with Redis's error.
+bool CheckHeader(std::string_view file, const std::string& path, int* version,
+                 std::string* error) {
+  if (file.size() < kHeaderBytes || file.substr(0, 5) != "REDIS") {
+    *error = StrCat("Wrong signature trying to load DB from file ", path);
+    return false;
+  }
+  *version = 0;
+  for (char c : file.substr(5, 4)) {
+    *version = c >= '0' && c <= '9' ? *version * 10 + (c - '0') : -1000;
+  }
+  if (*version < 1 || *version > kRdbVersion) {
+    *error = StrCat("Can't handle RDB format version ", file.substr(5, 4), " (", path, ")");
+    return false;
+  }
+  return true;
+}
+
+// The file's function libraries join the server's as `policy` says, compiled by thread
+// `thread`'s function engine (the calling thread's).
+bool RestoreFunctions(ServerState& server, uint32_t thread, const std::vector<std::string>& codes,
+                      RestorePolicy policy, const std::string& path, LoadStats* stats,
+                      std::string* error) {
+  if (server.scripts == nullptr) {
+    if (codes.empty()) return true;
+    *error = StrCat(path, " holds function libraries and scripting is not available");
+    return false;
+  }
+  FunctionEngine& engine = server.scripts->function_engine(thread);
+  std::vector<LibraryPtr> libs;
+  std::string why;
+  for (const std::string& code : codes) {
+    if (!AddToRestoreSet(engine, code, &libs, &why)) {
+      *error = StrCat("Failed loading a function library from ", path, ": ", why);
+      return false;
+    }
+  }
+  if (!server.scripts->functions().Restore(libs, policy, &why)) {
+    *error = StrCat("Failed loading the function libraries of ", path, ": ", why);
+    return false;
+  }
+  stats->functions = int64_t(libs.size());
+  return true;
+}
+
+// A reload's state, shared by the splitter thread, the shards' steps and the finish.
+struct Reload {
+  std::string path;
+  Mapped mapped;
+  bool readable = false;  // the file opened and its header is one this build reads
+  std::string error;      // why not, or the splitter's error
+  int version = 0;
+  std::vector<Queue> queues;
+  Shared shared;
+  RdbLimits limits;
+  int64_t now_ms = 0;
+  std::thread splitter;  // splits the file, then checks its CRC-64
+  bool split_ok = true;
+  bool crc_ok = true;
+  uint64_t crc_expected = 0, crc_got = 0;
+  std::vector<std::string> functions;
+
+  void CloseQueues() {
+    for (Queue& q : queues) {
+      {
+        std::lock_guard<std::mutex> lock(q.mu);
+        q.closed = true;
+      }
+      q.cv.notify_one();
+    }
+  }
+};
+
 }  // namespace
+
+void ReloadRdbFile(ShardThread& self, ShardSet& shards, ServerState& server, ClientState& client,
+                   ReplySink& sink, std::string path, ReloadOptions opts,
+                   std::shared_ptr<const LockSet> held, ReloadDone done) {
+  auto job = std::make_shared<Reload>();
+  job->path = std::move(path);
+  job->queues = std::vector<Queue>(shards.size());
+  job->limits = RdbLimitsOf(server);
+  job->now_ms = server.clock->NowUnixMillis();
+  if (!job->mapped.Open(job->path)) {
+    job->error = StrCat("Fatal error loading the DB (", job->path, "): ", std::strerror(errno));
+  } else {
+    job->readable = CheckHeader(job->mapped.bytes(), job->path, &job->version, &job->error);
+  }
+  const bool checksum = server.config.rdbchecksum.get();
+  ShardThread* home = &self;
+  ShardSet* set = &shards;
+  ServerState* state = &server;
+  const bool acquire = held == nullptr;
+  if (acquire) held = LockWholeShards(shards);
+  auto locked = [=, done = std::move(done)]() mutable {
+    // Every shard is held: the file's keys replace the data at one point for all clients.
+    if (job->readable) {
+      job->splitter = std::thread([job, set, checksum] {
+        const std::string_view file = job->mapped.bytes();
+        job->split_ok = Splitter(file, job->path, *set, job->queues, job->shared)
+                            .Run(&job->functions, &job->error);
+        job->CloseQueues();
+        if (job->version >= 5 && checksum) {
+          job->crc_ok = ChecksumOk(file, &job->crc_expected, &job->crc_got);
+        }
+      });
+    } else {
+      job->CloseQueues();
+    }
+    // Each shard on its own thread: empty it, then link its keys as the splitter hands
+    // them over. The thread serves nothing else meanwhile, as Redis's load stops it.
+    FanOut<bool>(
+        *home, *set, held->groups->shards(),
+        [job, held, opts](Shard& shard, size_t gi) {
+          if (opts.flush) shard.Flush(/*async=*/false);
+          LoadShard(shard, job->queues[shard.id()], job->limits, job->now_ms, job->path,
+                    job->shared, opts.merge);
+          ReleaseOn(shard, *held, gi);
+          return true;
+        },
+        [job, home, state, opts, done = std::move(done)](std::vector<bool>&) mutable {
+          if (job->splitter.joinable()) job->splitter.join();
+          LoadStats stats;
+          stats.found = job->readable;
+          std::string error = job->error;
+          if (error.empty() && !job->crc_ok) {
+            error = ChecksumError(job->path, job->crc_expected, job->crc_got);
+          }
+          if (error.empty() && job->shared.failed.load()) error = job->shared.error;
+          const RestorePolicy policy = opts.flush   ? RestorePolicy::kFlush
+                                       : opts.merge ? RestorePolicy::kReplace
+                                                    : RestorePolicy::kAppend;
+          if (error.empty() && (opts.flush || !job->functions.empty())) {
+            RestoreFunctions(*state, home->id(), job->functions, policy, job->path, &stats,
+                             &error);
+          }
+          stats.keys = job->shared.keys.load();
+          stats.expired = job->shared.expired.load();
+          done(error.empty(), stats, error);
+        });
+  };
+  if (!acquire) return locked();
+  AcquireThen(self, shards, client, sink, held, std::move(locked));
+}
 
 bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server, LoadStats* stats,
                  std::string* error, bool keep_expired) {
@@ -300,16 +457,8 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
   }
   stats->found = true;
   const std::string_view file = mapped.bytes();
-  if (file.size() < kHeaderBytes || file.substr(0, 5) != "REDIS") {
-    *error = StrCat("Wrong signature trying to load DB from file ", path);
-    return false;
-  }
   int version = 0;
-  for (char c : file.substr(5, 4)) version = c >= '0' && c <= '9' ? version * 10 + (c - '0') : -1000;
-  if (version < 1 || version > kRdbVersion) {
-    *error = StrCat("Can't handle RDB format version ", file.substr(5, 4), " (", path, ")");
-    return false;
-  }
+  if (!CheckHeader(file, path, &version, error)) return false;
   uint64_t crc_expected = 0, crc_got = 0;
   bool crc_ok = true;
   std::thread crc;
@@ -324,7 +473,7 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
   std::vector<std::thread> loaders;
   for (uint32_t i = 0; i < shards.size(); ++i) {
     loaders.emplace_back([&, i] {
-      LoadShard(shards.thread(i).shard(), queues[i], limits, now_ms, path, shared);
+      LoadShard(shards.thread(i).shard(), queues[i], limits, now_ms, path, shared, false);
     });
   }
   std::vector<std::string> functions;
@@ -342,11 +491,7 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
   if (crc.joinable()) crc.join();
 
   if (!crc_ok) {
-    char hex[64];
-    std::snprintf(hex, sizeof(hex), "expected: (%llx) got (%llx)",
-                  static_cast<unsigned long long>(crc_expected),
-                  static_cast<unsigned long long>(crc_got));
-    *error = StrCat("Wrong RDB checksum in ", path, " ", hex, ". Aborting now.");
+    *error = ChecksumError(path, crc_expected, crc_got);
     return false;
   }
   if (!split_ok) {
@@ -357,25 +502,9 @@ bool LoadRdbFile(const std::string& path, ShardSet& shards, ServerState& server,
     *error = shared.error;
     return false;
   }
-  if (!functions.empty()) {
-    if (server.scripts == nullptr) {
-      *error = StrCat(path, " holds function libraries and scripting is not available");
-      return false;
-    }
-    FunctionEngine& engine = server.scripts->function_engine(0);
-    std::vector<LibraryPtr> libs;
-    std::string why;
-    for (const std::string& code : functions) {
-      if (!AddToRestoreSet(engine, code, &libs, &why)) {
-        *error = StrCat("Failed loading a function library from ", path, ": ", why);
-        return false;
-      }
-    }
-    if (!server.scripts->functions().Restore(libs, RestorePolicy::kAppend, &why)) {
-      *error = StrCat("Failed loading the function libraries of ", path, ": ", why);
-      return false;
-    }
-    stats->functions = int64_t(libs.size());
+  if (!functions.empty() &&
+      !RestoreFunctions(server, 0, functions, RestorePolicy::kAppend, path, stats, error)) {
+    return false;
   }
   stats->keys = shared.keys.load();
   stats->expired = shared.expired.load();

@@ -124,18 +124,19 @@ bool StartSnapshot(ShardThread& self, ShardSet& shards, ServerState& server, Cli
     Shard::SnapshotCounts counts;
     int64_t dirty = 0;
   };
-  std::shared_ptr<const LockSet> locks = LockWholeShards(shards);
+  const bool keep = job.keep != nullptr;
+  std::shared_ptr<const LockSet> locks = keep ? job.keep : LockWholeShards(shards);
   AcquireThen(self, shards, *client, *sink, locks,
-              [&self, set, srv, locks, writer, at_point = std::move(job.at_point)] {
+              [&self, set, srv, locks, keep, writer, at_point = std::move(job.at_point)] {
                 // Every shard is held whole: no multi-shard command is half done anywhere.
                 if (at_point) at_point();
                 FanOut<Begun>(
                     self, *set, locks->groups->shards(),
-                    [locks, writer](Shard& shard, size_t gi) {
+                    [locks, keep, writer](Shard& shard, size_t gi) {
                       Begun b;
                       b.dirty = shard.Dirty();
                       b.counts = shard.BeginSnapshot(writer);
-                      ReleaseOn(shard, *locks, gi);
+                      if (!keep) ReleaseOn(shard, *locks, gi);
                       return b;
                     },
                     [srv, writer](std::vector<Begun>& begun) {
@@ -154,8 +155,10 @@ bool StartSnapshot(ShardThread& self, ShardSet& shards, ServerState& server, Cli
 }
 
 bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
-               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error) {
+               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error,
+               std::shared_ptr<const LockSet> keep) {
   SnapshotJob job;
+  job.keep = std::move(keep);
   {
     std::lock_guard<std::mutex> lock(server.config_mu);
     job.dir = server.config.dir;

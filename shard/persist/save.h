@@ -8,8 +8,10 @@
 //   log ─▶ done(ok) on the starting thread
 
 #include <functional>
+#include <memory>
 #include <string>
 
+#include "shard/command/multi_shard.h"
 #include "shard/wire/command.h"
 
 namespace rc {
@@ -21,9 +23,13 @@ enum class SaveReason { kCommand, kSavePoint, kShutdown };
 // with Redis's error, when a snapshot is already running. `client` and `sink` are the
 // asking connection's (its later commands queue behind the snapshot's point), or null for
 // the server's own saves.
+// `keep`: locks over every shard (LockWholeShards) the save takes and keeps past its
+// point, so nothing runs between the point and what `done` does next; `done` must
+// release them (ReleaseEverywhere). A save that does not start takes none.
 using SaveDone = std::function<void(bool ok)>;
 bool StartSave(ShardThread& self, ShardSet& shards, ServerState& server, ClientState* client,
-               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error);
+               ReplySink* sink, SaveReason reason, SaveDone done, std::string* error,
+               std::shared_ptr<const LockSet> keep = nullptr);
 
 // What a snapshot writes and who hears of it: a save's RDB file, or a rewrite's base of
 // the append-only log (aof.h).
@@ -37,6 +43,9 @@ struct SnapshotJob {
   std::function<void(bool ok, const std::string& why)> finished;
   // The starting thread, after `finished`.
   SaveDone done;
+  // Locks over every shard to take for the point and keep past it (StartSave's `keep`);
+  // null: the snapshot takes its own and releases them at the point.
+  std::shared_ptr<const LockSet> keep;
 };
 // A worker thread: the common part of StartSave and a rewrite. False, with Redis's
 // error, when a snapshot runs already.
