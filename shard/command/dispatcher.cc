@@ -134,7 +134,7 @@ std::string Dispatcher::ClusterRedirect(Request& req) const {
     slot = s;
     return true;
   };
-  if (spec.numkeys_index > 0) {
+  if (spec.numkeys_index > 0 || spec.find_keys != nullptr) {
     std::vector<size_t> all;
     // A numkeys that does not count the keys present is the command's own error to give.
     if (!spec.AllKeyPositions(req.args, &all)) return {};

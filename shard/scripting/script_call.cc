@@ -136,7 +136,8 @@ CallStatus ScriptCall(LuaEngine& engine, ScriptRun& run, ArgList args, bool may_
   // ZUNION, LMPOP, ZUNIONSTORE's sources, ...) are keys like the triple's: such a command
   // is checked and routed by all of them. A numkeys that counts no keys present leaves
   // none to check, and the command answers its own error before it reaches any.
-  const bool movable = spec->numkeys_index > 0 && !spec->CountedKeys();
+  const bool movable =
+      (spec->numkeys_index > 0 && !spec->CountedKeys()) || spec->find_keys != nullptr;
   const bool keyless = keys.empty() && !movable;
   if (keyless && shards.size() > 1 && (flags & (kCmdWrite | kCmdReadOnly | kCmdMayReplicate))) {
     // KEYS, DBSIZE, FLUSHALL, PUBLISH, ... see every shard: they answer later than a

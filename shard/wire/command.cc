@@ -11,6 +11,7 @@ namespace rc {
 
 bool CommandSpec::AllKeyPositions(ArgList args, std::vector<size_t>* out) const {
   out->clear();
+  if (find_keys != nullptr) return find_keys(args, out);
   const KeySpan span = KeysIn(args.size());
   for (size_t i = span.first; i <= span.last; i += span.step) out->push_back(i);
   if (numkeys_index <= 0 || size_t(numkeys_index) >= args.size()) return !out->empty();

@@ -118,6 +118,9 @@ using CoordHandler = void (*)(CoordCmd&);
 // answer. What it records is in place for every later command of the connection, whichever
 // thread runs that one first (EVAL registers its script for an EVALSHA behind it).
 using PrepareHandler = void (*)(ShardThread& self, ServerState& server, ArgList args);
+// The positions of an invocation's keys, in order; false when it names none that can be
+// named (then *out is empty).
+using KeyFinder = bool (*)(ArgList args, std::vector<size_t>* out);
 
 // Where a row's keys are, as Redis's legacy triple: arguments `first` to `last` every
 // `step`; a negative `last` counts from the end (-1: the last argument). {}: no keys.
@@ -164,8 +167,13 @@ struct CommandSpec {
   // shard (PrepareHandler).
   PrepareHandler prepare = nullptr;
   // Movable keys (ZUNIONSTORE, ZUNION, ...): the argument that counts the keys right after
-  // it, 0 for none. Only COMMAND reads it: those rows' coordinators find their own keys.
+  // it, 0 for none. The cluster and busy-script checks, scripts' key checks and COMMAND
+  // GETKEYS read the keys it counts (AllKeyPositions); those rows' coordinators find their
+  // own.
   int numkeys_index = 0;
+  // Movable keys found by a rule of the row's own (Redis's getkeys_proc: MIGRATE's KEYS
+  // form), read wherever numkeys_index's are. Null: the triple and numkeys_index say.
+  KeyFinder find_keys = nullptr;
   // ACL categories for COMMAND INFO beyond those its family (for a subcommand: its
   // container) has and its flags imply, e.g. KEYS's "@dangerous".
   std::vector<std::string> categories = {};

@@ -265,8 +265,8 @@ TEST_P(DiffServerTest, CommandDocsAreRedisDocs) {
   Same({"COMMAND", "DOCS", "nosuchcommand"});
 }
 
-// COMMAND GETKEYS: Redis's checks in its order (command, has keys, arity, keys), and the
-// keys counted by numkeys (read as atoi reads it) of the movable-key commands.
+// COMMAND GETKEYS: Redis's checks in its order (command, has keys, arity, keys), the keys
+// counted by numkeys (read as atoi reads it) of the movable-key commands, and MIGRATE's.
 TEST_P(DiffServerTest, CommandGetKeys) {
   const std::vector<Args> cases = {
       {"zunionstore", "d", "2", "a", "b", "weights", "1", "2"},
@@ -283,6 +283,14 @@ TEST_P(DiffServerTest, CommandGetKeys) {
       {"zintercard", "2", "a", "b", "limit", "1"},
       {"zintercard", "3", "a", "b"},
       {"zrangestore", "d", "s", "0", "1"},
+      {"migrate", "h", "1", "k", "0", "10"},
+      {"migrate", "h", "1", "", "0", "10", "COPY", "KEYS", "a", "b"},
+      {"migrate", "h", "1", "", "0", "10", "AUTH", "keys", "KEYS", "a"},
+      {"migrate", "h", "1", "", "0", "10", "AUTH2", "u", "keys", "KEYS", "a"},
+      {"migrate", "h", "1", "k", "0", "10", "KEYS", "a"},
+      {"migrate", "h", "1", "", "0", "10", "KEYS"},
+      {"migrate", "h", "1", "", "0", "10", "KEYS", "KEYS"},
+      {"migrate", "h", "1", "", "0", "10", "AUTH", "KEYS", "KEYS", "a"},
       {"mset", "a", "1", "b", "2"},
       {"set", "k", "v", "get"},
       {"client"},

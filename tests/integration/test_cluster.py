@@ -103,6 +103,12 @@ class ClusterChecks:
             b"-CROSSSLOT"))
         tag_port = node_of(self.nodes, key_slot("{t}"))
         self.assertEqual(raw(tag_port, "MSET", "{t}1", "x", "{t}2", "y"), b"+OK\r\n")
+        # MIGRATE's keys after KEYS are its keys, as Redis's migrateGetKeys finds them (the
+        # empty key argument is not one): on another node MOVED, over two slots CROSSSLOT.
+        self.assertEqual(raw(first_port, "MIGRATE", "127.0.0.1", "1", "", "0", "10", "KEYS",
+                             "foo"), b"-MOVED 12182 127.0.0.1:%d\r\n" % third_port)
+        self.assertTrue(raw(first_port, "MIGRATE", "127.0.0.1", "1", "", "0", "10", "AUTH",
+                            "pw", "KEYS", "a", "b").startswith(b"-CROSSSLOT"))
         # Keyless commands run anywhere.
         self.assertEqual(raw(first_port, "PING"), b"+PONG\r\n")
         # A redirected command dooms a transaction, as in Redis.

@@ -210,6 +210,29 @@ void Migrate(CoordCmd& cmd) {
       });
 }
 
+// The keys Redis 7.0 finds in a MIGRATE: argument 3, or what follows KEYS (none when
+// argument 3 is not empty then), options skipped with their arguments. For the cluster's slot check, the
+// busy-script check and COMMAND GETKEYS.
+bool MigrateKeys(ArgList args, std::vector<size_t>* out) {
+  size_t first = 3, count = 1;
+  for (size_t i = 6; i < args.size(); ++i) {
+    // A KEYS that ends the command names none: argument 3 stands, as for Redis 7.0.
+    if (EqualsIgnoreCase(args[i], "keys") && i + 1 < args.size()) {
+      if (!args[3].empty()) return false;
+      first = i + 1;
+      count = args.size() - first;
+      break;
+    }
+    if (EqualsIgnoreCase(args[i], "auth")) {
+      i += 1;
+    } else if (EqualsIgnoreCase(args[i], "auth2")) {
+      i += 2;
+    }
+  }
+  for (size_t k = 0; k < count; ++k) out->push_back(first + k);
+  return count > 0;
+}
+
 }  // namespace
 
 void RegisterMigrateCommands(CommandTable& t) {
@@ -221,6 +244,7 @@ void RegisterMigrateCommands(CommandTable& t) {
          .flags = kCmdWrite | kCmdMovableKeys,
          .keys = {3, 3, 1},
          .on_coord = Migrate,
+         .find_keys = MigrateKeys,
          .categories = {"@dangerous"}});
 }
 
