@@ -182,7 +182,7 @@ TEST_P(DiffServerTest, ConfigGetEchoesTheNameAsGiven) {
   Script({{"config", "get", "SAVE"}, {"CONFIG", "GET", "AppendOnly"}});
 }
 
-// `timeout` is a runtime setting in Redis (DESIGN.md: idle clients closed after `timeout`).
+// `timeout` is a runtime setting in Redis (idle clients are closed after `timeout`).
 TEST_P(DiffServerTest, ConfigSetTimeout) {
   Script({
       {"CONFIG", "SET", "timeout", "0"},

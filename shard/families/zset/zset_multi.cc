@@ -9,7 +9,7 @@
 //   thread ─▶ step 2 on each shard: the destination's shard stores the result; all
 //   release (LockedReadThenWrite) ─▶ reply
 //
-// Copies are taken because a shard's data never leaves its thread (STYLE.md). The set
+// Copies are taken because a shard's data never leaves its thread. The set
 // arithmetic itself is in zset_setops.cc.
 
 #include <algorithm>
@@ -45,7 +45,7 @@ void StoreResult(Shard& shard, std::string_view dst, const ScoredMembers& member
 // What to keep of a source set (runs on the source's shard; must be thread-safe).
 using Extract = std::function<ScoredMembers(const ZSet&)>;
 
-using Combine = std::function<Outcome(std::vector<SourceRead>&)>;
+using Combine = std::function<ZSetOpOutcome(std::vector<SourceRead>&)>;
 
 // Locks `keys` (keys[0] is the destination when `event`, the STORE form's keyspace event,
 // is given), reads the sources through `extract`, combines them on this thread, stores the
@@ -91,7 +91,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys,
   if (!store) {
     return LockedFanOut<std::vector<SourceRead>>(
         cmd, LockKeys(groups), read, [out, outcome](std::vector<std::vector<SourceRead>>& parts) {
-          Outcome o = outcome(parts);
+          ZSetOpOutcome o = outcome(parts);
           out.Send([&](ReplyBuilder& rb) {
             if (!o.error.empty()) return rb.Error(o.error);
             if (o.cardinality >= 0) return rb.Integer(o.cardinality);
@@ -103,7 +103,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys,
   const ZSet::Limits limits = ZSetLimits(cmd.server);
   LockedReadThenWrite(
       cmd, LockKeys(groups), read, outcome,
-      [groups, event, limits](Shard& shard, size_t gi, const Outcome& o) {
+      [groups, event, limits](Shard& shard, size_t gi, const ZSetOpOutcome& o) {
         // Items are in argument order within a group: item 0 (the destination) leads its
         // group.
         if (o.error.empty() && groups->Items(gi)[0] == 0) {
@@ -111,7 +111,7 @@ void ReadCombineStore(CoordCmd& cmd, const std::vector<std::string_view>& keys,
                       o.known_length, event);
         }
       },
-      [out](const Outcome& o) {
+      [out](const ZSetOpOutcome& o) {
         out.Send([&](ReplyBuilder& rb) {
           if (!o.error.empty()) return rb.Error(o.error);
           rb.Integer(int64_t(o.members.size()));
@@ -155,7 +155,7 @@ void ZRangeStoreCoord(CoordCmd& cmd) {
       cmd, {views[1], views[2]}, "zrangestore",
       [owned, query](const ZSet& z) { return CopyRange(z, PlanRange(z, *query)); },
       [query](std::vector<SourceRead>& src) {
-        Outcome o;
+        ZSetOpOutcome o;
         if (src[0].wrongtype) {
           o.error = std::string(err::kWrongType);
         } else {
@@ -168,7 +168,7 @@ void ZRangeStoreCoord(CoordCmd& cmd) {
 }
 
 // ---- ZUNION / ZINTER / ZDIFF and their STORE forms ----
-void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_only = false) {
+void SetOpGeneric(CoordCmd& cmd, ZSetOpKind kind, bool store, bool cardinality_only = false) {
   const size_t numkeys_idx = store ? 2 : 1;
   int64_t setnum;
   if (!ParseInt64(cmd.args[numkeys_idx], &setnum)) return cmd.reply.Error(err::kNotInteger);
@@ -179,18 +179,18 @@ void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_on
   if (setnum > int64_t(cmd.args.size() - (numkeys_idx + 1))) {
     return cmd.reply.Error(err::kSyntax);
   }
-  auto op = std::make_shared<SetOp>();
+  auto op = std::make_shared<ZSetOp>();
   op->kind = kind;
   op->cardinality_only = cardinality_only;
   ParseSetOpOptions(cmd.args, numkeys_idx + 1 + size_t(setnum), size_t(setnum), store, op.get());
   std::vector<std::string_view> keys;
   if (store) keys.push_back(cmd.args[1]);
   for (int64_t i = 0; i < setnum; ++i) keys.push_back(cmd.args[numkeys_idx + 1 + size_t(i)]);
-  std::shared_ptr<const SetOp> shared_op = std::move(op);
+  std::shared_ptr<const ZSetOp> shared_op = std::move(op);
   std::string_view event;
   if (store) {
-    event = kind == SetOpKind::kUnion   ? "zunionstore"
-            : kind == SetOpKind::kInter ? "zinterstore"
+    event = kind == ZSetOpKind::kUnion   ? "zunionstore"
+            : kind == ZSetOpKind::kInter ? "zinterstore"
                                         : "zdiffstore";
   }
   ReadCombineStore(
@@ -201,13 +201,13 @@ void SetOpGeneric(CoordCmd& cmd, SetOpKind kind, bool store, bool cardinality_on
       [shared_op](std::vector<SourceRead>& src) { return RunSetOp(*shared_op, src); });
 }
 
-void ZUnionStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kUnion, true); }
-void ZInterStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, true); }
-void ZDiffStore(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, true); }
-void ZUnion(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kUnion, false); }
-void ZInter(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false); }
-void ZDiff(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kDiff, false); }
-void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, SetOpKind::kInter, false, true); }
+void ZUnionStore(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kUnion, true); }
+void ZInterStore(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kInter, true); }
+void ZDiffStore(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kDiff, true); }
+void ZUnion(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kUnion, false); }
+void ZInter(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kInter, false); }
+void ZDiff(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kDiff, false); }
+void ZInterCard(CoordCmd& cmd) { SetOpGeneric(cmd, ZSetOpKind::kInter, false, true); }
 
 }  // namespace
 

@@ -39,8 +39,8 @@ void SortByScore(ScoredMembers* m) {
 
 }  // namespace
 
-Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
-  Outcome o;
+ZSetOpOutcome RunSetOp(const ZSetOp& op, std::vector<SourceRead>& src) {
+  ZSetOpOutcome o;
   o.withscores = op.withscores;
   for (const auto& s : src) {
     if (s.wrongtype) {
@@ -57,7 +57,7 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
   // sort), which decides the order scores are summed in. ZDIFF keeps the first one first.
   std::vector<size_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  if (op.kind != SetOpKind::kDiff) {
+  if (op.kind != ZSetOpKind::kDiff) {
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return src[a].members.size() < src[b].members.size();
     });
@@ -70,7 +70,7 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
     for (const auto& [m, sc] : s.members) idx.emplace(m, sc);
     return idx;
   };
-  if (op.kind == SetOpKind::kUnion) {
+  if (op.kind == ZSetOpKind::kUnion) {
     Index acc;
     std::vector<std::string_view> first_seen;
     for (size_t i : order) {
@@ -88,7 +88,7 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
     }
     o.members.reserve(first_seen.size());
     for (std::string_view m : first_seen) o.members.emplace_back(std::string(m), acc[m]);
-  } else if (op.kind == SetOpKind::kInter) {
+  } else if (op.kind == ZSetOpKind::kInter) {
     const SourceRead& base = src[order[0]];
     std::vector<Index> others;
     if (!base.members.empty()) {
@@ -130,10 +130,10 @@ Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src) {
 }
 
 // Redis zunionInterDiffGenericCommand's option loop.
-void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp* op) {
+void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, ZSetOp* op) {
   // ZDIFF takes none of WEIGHTS and AGGREGATE, ZINTERCARD only LIMIT.
   const bool card = op->cardinality_only;
-  const bool weighted = op->kind != SetOpKind::kDiff && !card;
+  const bool weighted = op->kind != ZSetOpKind::kDiff && !card;
   ArgParser p(args, j);
   while (p.HasNext()) {
     if (weighted && p.Option("WEIGHTS", setnum)) {

@@ -20,7 +20,7 @@ struct SourceRead {
 };
 
 // The combined members (the reply or the value to store), or an error reply.
-struct Outcome {
+struct ZSetOpOutcome {
   std::string error;
   ScoredMembers members;
   bool withscores = false;
@@ -29,11 +29,11 @@ struct Outcome {
   int64_t known_length = -1;
 };
 
-enum class SetOpKind { kUnion, kInter, kDiff };
+enum class ZSetOpKind { kUnion, kInter, kDiff };
 enum class Aggregate { kSum, kMin, kMax };
 
-struct SetOp {
-  SetOpKind kind = SetOpKind::kUnion;
+struct ZSetOp {
+  ZSetOpKind kind = ZSetOpKind::kUnion;
   std::vector<double> weights;
   Aggregate aggregate = Aggregate::kSum;
   bool withscores = false;
@@ -44,10 +44,10 @@ struct SetOp {
 
 // Redis zunionInterDiffGenericCommand's option loop over args[j..]; the first error goes
 // to op->option_error.
-void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, SetOp* op);
+void ParseSetOpOptions(ArgList args, size_t j, size_t setnum, bool store, ZSetOp* op);
 // The operation over `src` (one entry per input key, in argument order): WRONGTYPE if any
 // input holds another type, else op.option_error, else the members sorted by (score,
 // member) or, for ZINTERCARD, the cardinality.
-Outcome RunSetOp(const SetOp& op, std::vector<SourceRead>& src);
+ZSetOpOutcome RunSetOp(const ZSetOp& op, std::vector<SourceRead>& src);
 
 }  // namespace rc
