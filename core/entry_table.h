@@ -70,6 +70,10 @@ class EntryTable {
 
   size_t size() const { return table_.size(); }
   size_t BucketCount() const { return table_.BucketCount(); }
+  // Buckets for `n` entries while the table is empty, kept until Unreserve
+  // (IntrusiveTable::Reserve).
+  void Reserve(size_t n) { table_.Reserve(n); }
+  void Unreserve() { table_.Unreserve(); }
   // Allocator bytes held by entries, bucket arrays and the slot counts.
   size_t MemoryBytes() const {
     return entry_bytes_ + table_.BucketBytes() + (slot_counts_ ? sizeof(SlotCounts) : 0);

@@ -140,6 +140,18 @@ class IntrusiveTable {
     Link(pos, new_node);
   }
 
+  // An empty table that is not resizing takes buckets for `n` nodes at once (a load that
+  // knows its count) and does not shrink below them until Unreserve, so no resize runs
+  // while they go in. Otherwise nothing changes.
+  void Reserve(size_t n) {
+    if (size_ != 0 || Rehashing()) return;
+    const size_t buckets = std::max(kMinBuckets, std::bit_ceil(n));
+    if (cur_.Buckets() < buckets) cur_ = Array::Make(buckets);
+    reserved_ = buckets;
+  }
+  // The load is over: the usual shrink applies again (from the next insert or detach).
+  void Unreserve() { reserved_ = 0; }
+
   size_t size() const { return size_; }
   bool empty() const { return size_ == 0; }
   size_t BucketBytes() const { return (cur_.Buckets() + old_.Buckets()) * sizeof(Node*); }
@@ -246,7 +258,7 @@ class IntrusiveTable {
     const size_t buckets = cur_.Buckets();
     if (size_ >= buckets) {
       StartResize(buckets * 2);
-    } else if (buckets > kMinBuckets && size_ * kShrinkRatio < buckets) {
+    } else if (buckets > kMinBuckets && buckets > reserved_ && size_ * kShrinkRatio < buckets) {
       // Strictly above size: a size of exactly 2^k would otherwise land at load 1 and
       // force a grow straight after the shrink.
       StartResize(std::max(kMinBuckets, std::bit_ceil(size_ + 1)));
@@ -271,6 +283,7 @@ class IntrusiveTable {
   Array old_;               // drains into cur_ while a resize runs; null otherwise
   size_t migrate_pos_ = 0;  // every old_ bucket below this index is already empty
   size_t size_ = 0;
+  size_t reserved_ = 0;     // Reserve's buckets: no shrink below them until Unreserve
   uint64_t nodes_migrated_ = 0;
 };
 
@@ -410,7 +423,7 @@ void IntrusiveTable<Node, Traits>::Verify() const {
     // resize the load is always within them.
     const size_t buckets = cur_.Buckets();
     if (size_ >= buckets) Fail("load factor >= 1 with no grow running");
-    if (buckets > kMinBuckets && size_ * kShrinkRatio < buckets) {
+    if (buckets > kMinBuckets && buckets > reserved_ && size_ * kShrinkRatio < buckets) {
       Fail("load factor < 1/8 with no shrink running");
     }
   }

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -85,6 +86,7 @@ struct Queue {
   std::condition_variable cv;
   std::deque<Batch> batches;  // guarded by mu
   bool closed = false;        // guarded by mu
+  size_t expected = 0;        // guarded by mu: the shard's share of RESIZEDB's count
 };
 
 // What the loader threads share with the main thread.
@@ -109,15 +111,22 @@ void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_
                const std::string& file, Shared& shared, bool replace) {
   RdbObject obj;
   std::string why;
+  bool sized = false;
   for (;;) {
     Batch batch;
+    size_t expected = 0;
     {
       std::unique_lock<std::mutex> lock(queue.mu);
       queue.cv.wait(lock, [&] { return queue.closed || !queue.batches.empty(); });
-      if (queue.batches.empty()) return;
+      if (queue.batches.empty()) break;
       batch = std::move(queue.batches.front());
       queue.batches.pop_front();
+      expected = queue.expected;
     }
+    // Before the first key: an empty table grows to the file's count at once rather than
+    // doubling (and rehashing) its way there.
+    if (!sized) shard.Reserve(expected);
+    sized = true;
     if (shared.failed.load(std::memory_order_relaxed)) continue;
     for (Record& r : batch) {
       RdbReader in(r.value);
@@ -140,8 +149,7 @@ void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_
         shard.Delete(r.key);
       }
       if (obj.type == ValueType::kString) {
-        shard.SetString(r.key, obj.str, r.deadline >= 0 ? TtlMode::kSet : TtlMode::kClear,
-                        r.deadline);
+        shard.AddString(r.key, obj.str, r.deadline);
       } else {
         Entry* e = shard.Add(r.key, std::move(obj.obj));
         if (r.deadline >= 0) shard.SetDeadline(e, r.deadline);
@@ -149,6 +157,7 @@ void LoadShard(Shard& shard, Queue& queue, const RdbLimits& limits, int64_t now_
       shared.keys.fetch_add(1, std::memory_order_relaxed);
     }
   }
+  shard.Unreserve();
 }
 
 // Main thread: reads the file's items in order, hands keys to the loaders and gathers the
@@ -185,6 +194,13 @@ class Splitter {
         case kRdbOpcodeResizeDb: {
           uint64_t a = 0, b = 0;
           if (!in.ReadLength(&a) || !in.ReadLength(&b)) return Cut(at, error);
+          // The slot ranges split the keys about evenly between the shards. A key takes at
+          // least a byte of the file, which bounds what a damaged count can reserve.
+          const size_t share = size_t(std::min<uint64_t>(a, file_.size())) / queues_.size();
+          for (Queue& q : queues_) {
+            std::lock_guard<std::mutex> lock(q.mu);
+            q.expected = share;
+          }
           continue;
         }
         case kRdbOpcodeAux: {

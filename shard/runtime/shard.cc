@@ -166,6 +166,14 @@ Entry* Shard::SetString(std::string_view key, std::string_view value, TtlMode tt
   return e != nullptr ? Swap(e, std::move(fresh)) : Link(std::move(fresh));
 }
 
+Entry* Shard::AddString(std::string_view key, std::string_view value, int64_t deadline_ms) {
+  RC_DCHECK_OWNER(thread_check_);
+  KeyModified(key);
+  EntryPtr fresh = Entry::MakeString(key, value, 0, deadline_ms >= 0);
+  if (deadline_ms >= 0) fresh->set_deadline(deadline_ms);
+  return Link(std::move(fresh));
+}
+
 bool Shard::Delete(std::string_view key, FreeCause cause) {
   Entry* e = Find(key);
   if (e == nullptr) return false;

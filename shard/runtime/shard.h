@@ -97,6 +97,13 @@ class Shard {
   // Inserts or overwrites `key` with a string value; see TtlMode. Returns the entry.
   Entry* SetString(std::string_view key, std::string_view value, TtlMode ttl = TtlMode::kClear,
                    int64_t deadline_ms = 0);
+  // Links a string under `key`, which must be absent (the RDB loader has looked), with a
+  // deadline when `deadline_ms` >= 0: one lookup fewer than SetString's.
+  Entry* AddString(std::string_view key, std::string_view value, int64_t deadline_ms);
+  // Buckets for `n` keys while the keyspace is empty: a load that knows its count links
+  // them without a table resize. Unreserve when it is over.
+  void Reserve(size_t n) { table_.Reserve(n); }
+  void Unreserve() { table_.Unreserve(); }
   // Why a value is freed, as Redis's lazyfree-lazy-* settings name the cases: each says
   // whether a large value goes to the lazyfree pool or is freed inline.
   enum class FreeCause : uint8_t {

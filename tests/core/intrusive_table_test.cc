@@ -1,5 +1,6 @@
 #include "core/intrusive_table.h"
 
+#include <bit>
 #include <algorithm>
 #include <cstdint>
 #include <memory>
@@ -240,6 +241,34 @@ TEST(IntrusiveTableTest, GrowIsSpreadOverManyOperations) {
   }
   EXPECT_GE(ops, int(kBig / Table::kRehashNodesPerOp));
   EXPECT_LE(h.max_moved_per_op, Table::kRehashNodesPerOp);
+  h.CheckContents();
+}
+
+// A load that knows its count: the buckets are there from the first insert, nothing
+// moves while the count goes in, and the table keeps them, however few it holds, until
+// Unreserve lets the usual shrink start.
+TEST(IntrusiveTableTest, ReserveSizesOnceAndHoldsUntilUnreserve) {
+  Harness<TestTraits> h;
+  const size_t n = size_t(SanitizerScaled(100'000, 20'000));
+  h.table.Reserve(n);
+  const size_t buckets = h.table.BucketCount();
+  EXPECT_EQ(buckets, std::bit_ceil(n));
+  h.Insert("first");
+  EXPECT_FALSE(h.table.Rehashing());  // one node in a big table: no shrink yet
+  for (size_t i = 1; i < n; ++i) h.Insert(absl::StrCat("key:", i));
+  EXPECT_EQ(h.table.NodesMigrated(), 0u);
+  EXPECT_EQ(h.table.BucketCount(), buckets);
+  for (size_t i = 1; i < n; ++i) ASSERT_TRUE(h.Detach(absl::StrCat("key:", i)));
+  EXPECT_FALSE(h.table.Rehashing());
+  h.table.Verify();  // a reserved table may be nearly empty
+  h.table.Unreserve();
+  h.Insert("second");
+  EXPECT_TRUE(h.table.Rehashing());  // the shrink the reserve held back
+  while (h.table.Rehashing()) h.Find("first");
+  EXPECT_LT(h.table.BucketCount(), buckets);
+  // Only an empty table takes a reserve.
+  h.table.Reserve(n);
+  EXPECT_LT(h.table.BucketCount(), buckets);
   h.CheckContents();
 }
 
