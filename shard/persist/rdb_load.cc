@@ -375,7 +375,6 @@ struct Reload {
   RdbLimits limits;
   int64_t now_ms = 0;
   std::thread splitter;  // splits the file, then checks its CRC-64
-  bool split_ok = true;
   bool crc_ok = true;
   uint64_t crc_expected = 0, crc_got = 0;
   std::vector<std::string> functions;
@@ -417,8 +416,9 @@ void ReloadRdbFile(ShardThread& self, ShardSet& shards, ServerState& server, Cli
     if (job->readable) {
       job->splitter = std::thread([job, set, checksum] {
         const std::string_view file = job->mapped.bytes();
-        job->split_ok = Splitter(file, job->path, *set, job->queues, job->shared)
-                            .Run(&job->functions, &job->error);
+        // A failure leaves its reason in job->error.
+        Splitter(file, job->path, *set, job->queues, job->shared)
+            .Run(&job->functions, &job->error);
         job->CloseQueues();
         if (job->version >= 5 && checksum) {
           job->crc_ok = ChecksumOk(file, &job->crc_expected, &job->crc_got);
