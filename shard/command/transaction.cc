@@ -74,10 +74,10 @@ class ExecSink final : public ReplySink {
 };
 
 // What one shard's part of a run of single-shard commands sends back: their replies and
-// run times in order, and with the log on what they changed.
+// runs in order, and with the log on what they changed.
 struct ShardRuns {
   std::vector<std::string> replies;
-  std::vector<uint64_t> ns;
+  std::vector<Ran> ran;
   std::string records;
 };
 
@@ -96,7 +96,8 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   WatchSet watch;
   std::shared_ptr<const LockSet> locks;  // null when the commands name no key
   std::vector<std::string> replies;
-  std::vector<uint64_t> ns;  // each command's run time, for the slow log at the end
+  // Each command's run: its time, and whether the slow log wants it (logged at the end).
+  std::vector<Ran> ran;
   // With the log on: the records of what ran so far, in order. Across shards they reach
   // the journal whole at the end, before the locks come off (Finish).
   bool logging = false;
@@ -183,7 +184,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         const bool logging = shard.aof().on();
         for (size_t i = 0; i < tx->queued.size(); ++i) {
           tx->replies[i] =
-              tx->RunOnShard(shard, tx->queued[i], logging ? &records : nullptr, &tx->ns[i]);
+              tx->RunOnShard(shard, tx->queued[i], logging ? &records : nullptr, &tx->ran[i]);
         }
         AppendUnit(records, shard.aof().target());
       }
@@ -243,7 +244,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         if (targets.size() == 1 && targets[0] == self->id()) {
           for (; i < end; ++i) {
             replies[i] =
-                RunOnShard(self->shard(), queued[i], logging ? &records : nullptr, &ns[i]);
+                RunOnShard(self->shard(), queued[i], logging ? &records : nullptr, &ran[i]);
           }
           continue;
         }
@@ -256,7 +257,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
       CoordCmd c{*self, *shards, *server, *client, s, *table, queued[i].args->view(), rb};
       client->exec_nested = true;
       client->exec_records = logging ? &records : nullptr;
-      ns[i] = InvokeOnCoord(c, *queued[i].spec, InvokeAs{InvokePath::kExec}).ns;
+      ran[i] = InvokeOnCoord(c, *queued[i].spec, InvokeAs{InvokePath::kExec});
       client->exec_nested = false;
       client->exec_records = nullptr;
       if (!s.Started()) return;
@@ -276,24 +277,20 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   }
 
   // On the keys' owner. `records`: where what the command changed is recorded (null: the
-  // log is off). Its run time goes back with the reply, into ns[] (SlowLogRuns).
+  // log is off). Its run goes back with the reply, into ran[] (SlowLogRuns).
   std::string RunOnShard(Shard& shard, const QueuedCommand& q, std::string* records,
-                         uint64_t* ran_ns) const {
+                         Ran* ran_out) const {
     std::string out;
     ReplyBuilder rb(&out, resp3);
-    *ran_ns = InvokeOnShard(shards->thread(shard.id()), *server, *q.spec, q.args->view(), rb,
-                            InvokeAs{InvokePath::kExec, nullptr, records})
-                  .ns;
+    *ran_out = InvokeOnShard(shards->thread(shard.id()), *server, *q.spec, q.args->view(), rb,
+                             InvokeAs{InvokePath::kExec, nullptr, records});
     return out;
   }
 
   // As Redis, the slow log has the commands EXEC ran, each on its own, not EXEC.
   void SlowLogRuns() const {
     for (size_t i = 0; i < queued.size(); ++i) {
-      const CommandSpec& spec = *queued[i].spec;
-      if (server->SlowEnough(ns[i]) && !(spec.flags & kCmdSkipSlowlog)) {
-        LogSlowRun(*server, *client, queued[i].args->view(), ns[i]);
-      }
+      if (ran[i].slow) LogSlowRun(*server, *client, queued[i].args->view(), ran[i].ns);
     }
   }
 
@@ -318,10 +315,10 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
         [reader, per_shard](Shard& shard, size_t t) {
           ShardRuns runs;
           for (size_t j : (*per_shard)[t]) {
-            uint64_t ns = 0;
+            Ran ran;
             runs.replies.push_back(reader->RunOnShard(
-                shard, reader->queued[j], reader->logging ? &runs.records : nullptr, &ns));
-            runs.ns.push_back(ns);
+                shard, reader->queued[j], reader->logging ? &runs.records : nullptr, &ran));
+            runs.ran.push_back(ran);
           }
           return runs;
         },
@@ -330,7 +327,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
             for (size_t k = 0; k < out[t].replies.size(); ++k) {
               const size_t j = (*per_shard)[t][k];
               tx->replies[j] = std::move(out[t].replies[k]);
-              tx->ns[j] = out[t].ns[k];
+              tx->ran[j] = out[t].ran[k];
             }
             tx->records += out[t].records;
           }
@@ -406,7 +403,7 @@ void ExecTransaction(CoordCmd& cmd) {
   cmd.client.exec_mem = MultiMem(tx->queued);
   tx->watch = std::exchange(cmd.client.watching, WatchSet{});
   tx->replies.resize(tx->queued.size());
-  tx->ns.resize(tx->queued.size());
+  tx->ran.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
   tx->logging = cmd.shards.journal().on();
   // Without WATCH every queued command runs: monitors see them now, in the order of the
