@@ -45,7 +45,7 @@ Server::Server(const Config& config) : table_(BuildCommandTable()) {
   state_.start_unix_us = state_.clock->NowUnixMicros();
   state_.start_mono_ns = MonotonicNanos();
   state_.run_id = RandomRunId();
-  state_.replid = RandomRunId();
+  state_.replication.replid = RandomRunId();
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) state_.executable.assign(exe, size_t(n));
@@ -229,6 +229,8 @@ bool Server::Start(std::string* error) {
   state_.scripts = scripts_.get();
   shared_.shards = shards_.get();
   shared_.dispatcher = dispatcher_.get();
+  replica_link_ = std::make_unique<ReplicaLink>(*shards_, state_, *dispatcher_);
+  state_.replication.link_thread = replica_link_.get();
   shared_.server = &state_;
   if (!LoadData(error)) return false;
 
@@ -245,6 +247,21 @@ bool Server::Start(std::string* error) {
     state_.RequestShutdown();
     Wait();
     return false;
+  }
+  if (!state_.config.replicaof.empty()) {
+    // The file's `replicaof host port` (checked when it was read).
+    const std::string& target = state_.config.replicaof;
+    const size_t space = target.find(' ');
+    const std::string host = target.substr(0, space);
+    const int port = std::atoi(target.c_str() + space + 1);
+    {
+      std::lock_guard<std::mutex> lock(state_.replication.mu);
+      state_.replication.master_host = host;
+      state_.replication.master_port = port;
+    }
+    state_.replication.link.store(LinkState::kConnect);
+    state_.replication.replica.store(true);
+    replica_link_->Follow(host, port);
   }
   Log(LogLevel::kNotice, "ringcache 0.1.0 started: threads=", n, " io=", IoEngineName(engine),
       " bind=", state_.config.bind, " port=", state_.bound_port, " pid=", getpid());
@@ -411,6 +428,8 @@ void Server::Wait() {
   // posts to an inbox nobody drains.
   state_.network_io = nullptr;
   network_io_.reset();
+  state_.replication.link_thread = nullptr;
+  replica_link_.reset();
 }
 
 }  // namespace rc::net

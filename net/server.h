@@ -21,6 +21,7 @@
 #include "shard/command/dispatcher.h"
 #include "shard/runtime/shard_set.h"
 #include "shard/scripting/script_registry.h"
+#include "shard/persist/replica_link.h"
 #include "shard/state/server_state.h"
 #include "shard/wire/command.h"
 #include "threadpool/thread_pool.h"
@@ -94,6 +95,9 @@ class Server {
   // MIGRATE's network thread (ServerState::network_io); stopped once the reactors are,
   // before the shards its results are posted to go.
   std::unique_ptr<ThreadPool> network_io_;
+  // A replica's link to its master (ServerState::replication); stopped once the reactors
+  // are, before the shards it posts to go.
+  std::unique_ptr<ReplicaLink> replica_link_;
   ReactorShared shared_;
   // [reactor][bind address]: closed after the reactors are gone.
   std::vector<std::vector<int>> listen_fds_;

@@ -248,15 +248,29 @@ void Dispatcher::Dispatch(ShardThread& self, ClientState& client, ReplySink& sin
   // nothing is refused for memory then, and -BUSY comes after the subscribed-context check.
   const ScriptBusy* busy = BusyThreadNeeded(self, shards_, client, *spec, args);
   // As Redis, the log's replay at start is not refused for memory.
-  if (server_.config.maxmemory.get() > 0 && busy == nullptr && OomRefuses(req) &&
-      !server_.persist.aof_loading.load(std::memory_order_relaxed)) {
+  if (server_.config.maxmemory.get() > 0 && busy == nullptr && !client.is_master &&
+      OomRefuses(req) && !server_.persist.aof_loading.load(std::memory_order_relaxed)) {
     return Refuse(req, spec->stat_id, err::kOom);
   }
   // Redis's stop-writes-on-bgsave-error: after a failed save, writes (and PING) are refused
   // until one succeeds. One relaxed load while saves succeed.
   if (!server_.persist.last_ok.load(std::memory_order_relaxed) && busy == nullptr &&
-      MisconfRefuses(*spec)) {
+      !client.is_master && MisconfRefuses(*spec)) {
     return Refuse(req, spec->stat_id, err::kMisconf);
+  }
+  // A read-only replica takes writes from its master alone; EXEC as a write when it
+  // would run one, as Redis decides.
+  if (server_.replication.replica.load(std::memory_order_relaxed) && !client.is_master &&
+      server_.config.replica_read_only.get() && busy == nullptr &&
+      ((flags & kCmdWrite) || ((flags & kCmdExec) && client.multi &&
+                               (client.multi->flags & kCmdWrite)))) {
+    if ((flags & kCmdExec) && client.multi) {
+      client.multi.reset();
+      UnwatchAll(req.self, shards_, client);
+      return Refuse(req, spec->stat_id,
+                    StrCat("EXECABORT Transaction discarded because of: ", err::kReadOnlyReplica));
+    }
+    return Refuse(req, spec->stat_id, err::kReadOnlyReplica);
   }
   if (client.Subscriptions() > 0 && !client.resp3 && !(flags & kCmdSubscribeOk)) {
     return Refuse(req, spec->stat_id,

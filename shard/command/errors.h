@@ -21,6 +21,8 @@ inline constexpr std::string_view kNanOrInf = "ERR increment would produce NaN o
 
 inline constexpr std::string_view kNoMulti = "ERR Command not allowed inside a transaction";
 inline constexpr std::string_view kOom = "OOM command not allowed when used memory > 'maxmemory'.";
+inline constexpr std::string_view kReadOnlyReplica =
+    "READONLY You can't write against a read only replica.";
 inline constexpr std::string_view kMisconf =
     "MISCONF Redis is configured to save RDB snapshots, but it's currently unable to persist "
     "to disk. Commands that may modify the data set are disabled, because this instance is "

@@ -27,6 +27,7 @@ void RegisterClusterCommands(CommandTable& table);
 void RegisterScriptingCommands(CommandTable& table);
 void RegisterFunctionCommands(CommandTable& table);
 void RegisterSaveCommands(CommandTable& table);
+void RegisterReplicationCommands(CommandTable& table);
 
 CommandTable BuildCommandTable() {
   CommandTable table;
@@ -53,6 +54,7 @@ CommandTable BuildCommandTable() {
   RegisterScriptingCommands(table);
   RegisterFunctionCommands(table);
   RegisterSaveCommands(table);
+  RegisterReplicationCommands(table);
   table.AssignStatIds();
   return table;
 }

@@ -177,6 +177,14 @@ struct Config {
   // Microseconds between two keys of a snapshot's background slices: Redis's test knob,
   // here a pace rather than a sleep, so no thread stalls. 0 in production.
   Tunable<int64_t> rdb_key_save_delay = 0;
+  // Replication (docs/REPLICATION.md): the master this server follows as "host port"
+  // ("" for none: a master), kept by REPLICAOF; the credentials its link uses. Strings,
+  // under config_mu.
+  std::string replicaof;
+  std::string masterauth;
+  std::string masteruser;
+  // A replica refuses clients' writes (-READONLY).
+  Tunable<bool> replica_read_only = true;
   // The append-only log (docs/PERSISTENCE.md). appendfilename and appenddirname are
   // fixed at start, as in Redis; under config_mu like every string.
   Tunable<bool> appendonly = false;

@@ -530,11 +530,33 @@ std::vector<ConfigParam> MakeParams() {
   p.push_back(StartupString("cluster-announce-ip", &Config::cluster_announce_ip));
   p.push_back({"cluster-port-base", IntGetter(&Config::cluster_port_base),
                IntSetter(&Config::cluster_port_base, 0, 65535), false});
-  // A master with no replication: replicaof stays empty (the file may not set it).
-  p.push_back(
-      {"replicaof", [](const Config&) { return std::string(); },
-       [](Config&, std::string_view) { return std::string("ringcache has no replication"); }, false,
-       "slaveof"});
+  // "host port" from the file or the command line; REPLICAOF changes it afterwards, as
+  // CONFIG SET may not (Redis's "immutable").
+  p.push_back({"replicaof", [](const Config& c) { return c.replicaof; },
+               [](Config& c, std::string_view v) {
+                 std::vector<std::string> parts = SplitArgs(v).value_or(std::vector<std::string>{});
+                 int64_t port = 0;
+                 if (parts.size() != 2 || !ParseInt64(parts[1], &port) || port <= 0 ||
+                     port > 65535) {
+                   return std::string("Invalid master port");
+                 }
+                 c.replicaof = StrCat(parts[0], " ", parts[1]);
+                 return std::string();
+               },
+               false, "slaveof"});
+  p.push_back({"masterauth", [](const Config& c) { return c.masterauth; },
+               [](Config& c, std::string_view v) {
+                 c.masterauth = std::string(v);
+                 return std::string();
+               },
+               true, {}, false});
+  p.push_back({"masteruser", [](const Config& c) { return c.masteruser; },
+               [](Config& c, std::string_view v) {
+                 c.masteruser = std::string(v);
+                 return std::string();
+               }});
+  p.push_back({"replica-read-only", [](const Config& c) { return YesNo(c.replica_read_only); },
+               BoolSetter(&Config::replica_read_only), true, "slave-read-only"});
   constexpr int64_t kSizeMax = INT64_MAX;
   // Encoding thresholds of hashes, sets and sorted sets (core/hash.h, core/set.h,
   // core/zset.h), read by every write.

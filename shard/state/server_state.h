@@ -14,6 +14,7 @@
 #include "shard/state/introspection.h"
 #include "shard/state/memory_state.h"
 #include "shard/state/persist_state.h"
+#include "shard/state/replication_state.h"
 #include "timers/clock.h"
 
 namespace rc {
@@ -35,7 +36,6 @@ struct ServerState {
   int64_t start_unix_us = 0;
   int64_t start_mono_ns = 0;
   std::string run_id;
-  std::string replid;  // INFO's master_replid: a master's replication id, random as Redis's
   std::string executable;
   int bound_port = 0;
   std::atomic<uint64_t> next_client_id{1};
@@ -60,6 +60,8 @@ struct ServerState {
   MemoryState memory;
   // Snapshots: in progress, last result, changes since (shard/persist/).
   PersistState persist;
+  // REPLICAOF and the master link (docs/REPLICATION.md).
+  ReplicationState replication;
   // The slot map while cluster-enabled is yes (docs/CLUSTER.md); no map otherwise.
   ClusterState cluster;
   // Scripts and each thread's Lua engine (shard/scripting/script_registry.h); null in

@@ -81,6 +81,9 @@ struct ClientState {
   int64_t last_cmd = -1;
   bool no_evict = false;  // CLIENT NO-EVICT; shown as flag 'e'
   bool monitor = false;   // MONITOR; shown as flag 'O'
+  // The master's stream on a replica (shard/persist/stream_applier.h): obeyed whatever
+  // refuses clients' writes (READONLY, OOM, MISCONF), as Redis obeys its master.
+  bool is_master = false;
   // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the
   // replies of commands run while kReplyOff or kReplySkip is set.
   enum ReplyBits : uint8_t {

@@ -266,12 +266,59 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
             "forwarded_commands:", t.forwarded_commands, "\r\n\r\n");
 }
 
-// A master without replicas and without a backlog, as Redis reports one.
+// A master without replicas, or a replica, as Redis 7.0 reports them; no backlog is kept
+// (repl_backlog_active:0).
 void ReplicationSection(const ServerState& s, std::string* out) {
-  StrAppend(out, "# Replication\r\n", "role:master\r\n", "connected_slaves:0\r\n",
-            "master_failover_state:no-failover\r\n", "master_replid:", s.replid, "\r\n",
-            "master_replid2:0000000000000000000000000000000000000000\r\n",
-            "master_repl_offset:0\r\n", "second_repl_offset:-1\r\n", "repl_backlog_active:0\r\n",
+  const ReplicationState& r = s.replication;
+  std::string host, replid, replid2;
+  int port = 0;
+  int64_t second_offset = -1;
+  {
+    std::lock_guard<std::mutex> lock(r.mu);
+    host = r.master_host;
+    port = r.master_port;
+    replid = r.replid;
+    replid2 = r.replid2;
+    second_offset = r.second_offset;
+  }
+  const int64_t offset = r.offset.load();
+  StrAppend(out, "# Replication\r\n");
+  if (!r.replica.load()) {
+    StrAppend(out, "role:master\r\n", "connected_slaves:0\r\n");
+  } else {
+    const int64_t now_ms = s.clock->NowUnixMillis();
+    const LinkState link = r.link.load();
+    const bool up = link == LinkState::kConnected;
+    const bool syncing = link == LinkState::kSync;
+    const int64_t last_io = r.last_io_ms.load();
+    StrAppend(out, "role:slave\r\n", "master_host:", host, "\r\n", "master_port:", port, "\r\n",
+              "master_link_status:", up ? "up" : "down", "\r\n", "master_last_io_seconds_ago:",
+              up && last_io > 0 ? (now_ms - last_io) / 1000 : -1, "\r\n",
+              "master_sync_in_progress:", syncing ? 1 : 0, "\r\n",
+              "slave_read_repl_offset:", up ? r.read_offset.load() : offset, "\r\n",
+              "slave_repl_offset:", offset, "\r\n");
+    if (syncing) {
+      const int64_t total = r.sync_total.load();
+      const int64_t read = r.sync_read.load();
+      const double perc = total > 0 ? double(read) * 100 / double(total) : 0;
+      StrAppend(out, "master_sync_total_bytes:", total, "\r\n", "master_sync_read_bytes:", read,
+                "\r\n", "master_sync_left_bytes:", total - read, "\r\n",
+                "master_sync_perc:", absl::StrFormat("%.2f", perc), "\r\n",
+                "master_sync_last_io_seconds_ago:",
+                last_io > 0 ? (now_ms - last_io) / 1000 : 0, "\r\n");
+    }
+    if (!up) {
+      const int64_t down = r.down_since_ms.load();
+      StrAppend(out, "master_link_down_since_seconds:", down > 0 ? (now_ms - down) / 1000 : -1,
+                "\r\n");
+    }
+    StrAppend(out, "slave_priority:100\r\n", "slave_read_only:",
+              s.config.replica_read_only.get() ? 1 : 0, "\r\n", "replica_announced:1\r\n",
+              "connected_slaves:0\r\n");
+  }
+  StrAppend(out, "master_failover_state:no-failover\r\n", "master_replid:", replid, "\r\n",
+            "master_replid2:", replid2, "\r\n", "master_repl_offset:", offset, "\r\n",
+            "second_repl_offset:", second_offset, "\r\n", "repl_backlog_active:0\r\n",
             "repl_backlog_size:1048576\r\n", "repl_backlog_first_byte_offset:0\r\n",
             "repl_backlog_histlen:0\r\n\r\n");
 }
