@@ -23,7 +23,7 @@ import redis
 # Why ringcache takes only the default, by feature; the error text names it.
 NO_ACL = "ringcache has no ACL users or ACL log"
 NO_DEFRAG = "ringcache does no active defragmentation"
-NO_REPLICATION = "ringcache has no replication"
+NO_REPLICATION = "ringcache replicates as a replica only (docs/REPLICATION.md)"
 NO_TYPE = "ringcache has no such data type yet"
 NO_TLS = "ringcache has no TLS"
 NO_SOCKET = "ringcache listens on TCP only"
@@ -41,7 +41,6 @@ SETTINGS = [
     ("active-defrag-max-scan-fields", NO_DEFRAG), ("active-defrag-threshold-lower", NO_DEFRAG),
     ("active-defrag-threshold-upper", NO_DEFRAG),
     # Replication and what only a replica or its master reads.
-    ("masterauth", NO_REPLICATION), ("masteruser", NO_REPLICATION),
     ("min-replicas-to-write", NO_REPLICATION), ("min-replicas-max-lag", NO_REPLICATION),
     ("min-slaves-to-write", NO_REPLICATION), ("min-slaves-max-lag", NO_REPLICATION),
     ("propagation-error-behavior", NO_REPLICATION), ("rdb-del-sync-files", NO_REPLICATION),
@@ -54,11 +53,11 @@ SETTINGS = [
     ("replica-announce-port", NO_REPLICATION), ("replica-announced", NO_REPLICATION),
     ("replica-ignore-disk-write-errors", NO_REPLICATION),
     ("replica-ignore-maxmemory", NO_REPLICATION), ("replica-lazy-flush", NO_REPLICATION),
-    ("replica-priority", NO_REPLICATION), ("replica-read-only", NO_REPLICATION),
+    ("replica-priority", NO_REPLICATION),
     ("replica-serve-stale-data", NO_REPLICATION), ("slave-announce-ip", NO_REPLICATION),
     ("slave-announce-port", NO_REPLICATION), ("slave-ignore-maxmemory", NO_REPLICATION),
     ("slave-lazy-flush", NO_REPLICATION), ("slave-priority", NO_REPLICATION),
-    ("slave-read-only", NO_REPLICATION), ("slave-serve-stale-data", NO_REPLICATION),
+    ("slave-serve-stale-data", NO_REPLICATION),
     ("shutdown-timeout", NO_REPLICATION),
     # Types still to come (streams, HyperLogLog).
     ("stream-node-max-bytes", NO_TYPE), ("stream-node-max-entries", NO_TYPE),

@@ -51,7 +51,8 @@ int64_t ServerMemory(ShardSet& shards, uint32_t self, const ServerState& server)
 
 bool OutOfMemory(ShardSet& shards, uint32_t self, const ServerState& server) {
   const int64_t limit = server.config.maxmemory;
-  if (limit <= 0 || ServerMemory(shards, self, server) <= limit) return false;
+  if (limit <= 0 || server.replication.replica.load(std::memory_order_relaxed)) return false;
+  if (ServerMemory(shards, self, server) <= limit) return false;
   const EvictionPolicy policy = server.config.maxmemory_policy;
   if (policy == EvictionPolicy::kNoEviction) return true;
   // An evicting policy: the shards will make room, unless none has a key it may evict.
@@ -78,7 +79,9 @@ int64_t MemoryToFree(ShardSet& shards, uint32_t self, ServerState& server) {
     }
   }
   const int64_t limit = config.maxmemory;
-  if (limit <= 0) {
+  // A replica keeps what its master sends (replica-ignore-maxmemory yes, Redis's default
+  // and the only value taken): the master's evictions reach it as DELs.
+  if (limit <= 0 || server.replication.replica.load(std::memory_order_relaxed)) {
     state.NoteUnder(shard.NowMs());
     return 0;
   }

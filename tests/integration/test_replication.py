@@ -135,6 +135,21 @@ class FollowRedisTest(unittest.TestCase):
         self.assertTrue(self.r.set("k", "writable again"))
         self.assertEqual(self.r.config_get("replicaof"), {"replicaof": ""})
 
+    def test_replica_keeps_what_the_master_sends_past_maxmemory(self):
+        """replica-ignore-maxmemory yes: the replica neither evicts nor refuses its
+        master's writes; once promoted it keeps its own limit again."""
+        self.r.config_set("maxmemory-policy", "allkeys-lru")
+        self.r.config_set("maxmemory", "1mb")
+        self.follow()
+        for start in range(0, 30000, 1000):
+            self.m.mset({f"big{i}": "v" * 100 for i in range(start, start + 1000)})
+        wait_synced(self.m, self.r)
+        self.assertEqual(self.r.dbsize(), 30000)
+        self.assertEqual(self.r.info("stats")["evicted_keys"], 0)
+        self.r.replicaof("no", "one")
+        wait_for(lambda: self.r.dbsize() < 30000, "the promoted replica to evict")
+        self.assertGreater(self.r.info("stats")["evicted_keys"], 0)
+
     def test_master_password(self):
         self.m.config_set("requirepass", "secret")
         self.r.config_set("masterauth", "wrong")
