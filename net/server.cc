@@ -248,9 +248,13 @@ bool Server::Start(std::string* error) {
     Wait();
     return false;
   }
-  if (!state_.config.replicaof.empty()) {
-    // The file's `replicaof host port` (checked when it was read).
-    const std::string& target = state_.config.replicaof;
+  std::string target;  // the file's `replicaof host port` (checked when it was read)
+  {
+    // The reactors run: REPLICAOF may change it already.
+    std::lock_guard<std::mutex> lock(state_.config_mu);
+    target = state_.config.replicaof;
+  }
+  if (!target.empty()) {
     const size_t space = target.find(' ');
     const std::string host = target.substr(0, space);
     const int port = std::atoi(target.c_str() + space + 1);
