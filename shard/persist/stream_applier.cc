@@ -130,6 +130,17 @@ void StreamApplier::Step() {
       return;
     }
     const size_t bytes = reader.valid_end();
+    if (argv_.size() == 2 && EqualsIgnoreCase(argv_[0], "select") && argv_[1] != "0") {
+      // Writes to another database would land in the only one here: the link ends
+      // before any does, and stays down while the master uses it (its snapshot is then
+      // refused too).
+      Log(LogLevel::kWarning, "The master selected database ", argv_[1],
+          ": ringcache has database 0 only; the link to the master is closed");
+      broken_.store(true);
+      const uint64_t one = 1;
+      (void)::write(wake_fd_, &one, sizeof(one));
+      return;
+    }
     if (!argv_.empty() && EqualsIgnoreCase(argv_[0], "replconf")) {
       // Only the link answers the master (REPLCONF ACK), never a reply of the applier.
       if (argv_.size() >= 2 && EqualsIgnoreCase(argv_[1], "getack")) {

@@ -150,6 +150,22 @@ class FollowRedisTest(unittest.TestCase):
         wait_for(lambda: self.r.dbsize() < 30000, "the promoted replica to evict")
         self.assertGreater(self.r.info("stats")["evicted_keys"], 0)
 
+    def test_another_database_on_the_master_closes_the_link(self):
+        """ringcache has database 0 only: writes the master makes in another one must not
+        land in it. The link goes down and stays down while the master's data is there."""
+        self.follow()
+        self.m.set("zero", 0)
+        p = self.m.pipeline(transaction=False)
+        p.execute_command("SELECT", 1)
+        p.set("one", 1)
+        p.execute()
+        wait_for(lambda: self.r.info("replication")["master_link_status"] == "down",
+                 "the link to go down")
+        time.sleep(1.5)  # a retry or more: the master's snapshot holds database 1 now
+        self.assertEqual(self.r.info("replication")["master_link_status"], "down")
+        self.assertEqual(self.r.get("zero"), b"0")
+        self.assertIsNone(self.r.get("one"))
+
     def test_master_password(self):
         self.m.config_set("requirepass", "secret")
         self.r.config_set("masterauth", "wrong")
