@@ -153,6 +153,7 @@ void Reactor::Cron(int64_t now_ns) {
   if (id_ == 0) {
     MaybeSaveOnSchedule(shard_thread(), shards_, *shared_.server);
     MaybeRewriteAof(shard_thread(), shards_, *shared_.server);
+    shards_.replicas().PingIfDue(shards_.journal(), now_ns / 1'000'000);
   }
 }
 
@@ -376,6 +377,7 @@ void Reactor::Close(Connection* c) {
   std::erase_if(kept_, [c](const Kept& k) { return k.c == c; });
   idle_.Remove(&c->idle);
   shard_thread().clients().Remove(c->client().id, shared_.server->introspect.monitors);
+  if (c->client().is_replica) shards_.replicas().Detach(c->client().id);
   shard_thread().stats().blocked_clients -= std::erase(parked_, c);
   DropSubscriptions(shard_thread().pubsub(), c->client(), c, *shared_.server);
   UnwatchAll(shard_thread(), shards_, c->client());

@@ -7548,6 +7548,28 @@ const CommandMeta kCommandMeta[] = {
      "$7\r\npattern\r\n",
      "~0\r\n",
      "~0\r\n"},
+    {"psync",
+     "%4\r\n"
+     "$7\r\nsummary\r\n"
+     "$37\r\nInternal command used for replication\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n2.8.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$9\r\narguments\r\n"
+     "*2\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$13\r\nreplicationid\r\n"
+     "$4\r\ntype\r\n"
+     "$6\r\nstring\r\n"
+     "%2\r\n"
+     "$4\r\nname\r\n"
+     "$6\r\noffset\r\n"
+     "$4\r\ntype\r\n"
+     "$7\r\ninteger\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"pttl",
      "%6\r\n"
      "$7\r\nsummary\r\n"
@@ -7941,6 +7963,21 @@ const CommandMeta kCommandMeta[] = {
      ":1\r\n"
      "$5\r\nlimit\r\n"
      ":0\r\n"},
+    {"replconf",
+     "%5\r\n"
+     "$7\r\nsummary\r\n"
+     "$58\r\nAn internal command for configuring the replication stream\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n3.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n"
+     "$10\r\ncomplexity\r\n"
+     "$4\r\nO(1)\r\n"
+     "$9\r\ndoc_flags\r\n"
+     "~1\r\n"
+     "+syscmd\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"replicaof",
      "%5\r\n"
      "$7\r\nsummary\r\n"
@@ -10575,6 +10612,16 @@ const CommandMeta kCommandMeta[] = {
      ":1\r\n"
      "$5\r\nlimit\r\n"
      ":0\r\n"},
+    {"sync",
+     "%3\r\n"
+     "$7\r\nsummary\r\n"
+     "$37\r\nInternal command used for replication\r\n"
+     "$5\r\nsince\r\n"
+     "$5\r\n1.0.0\r\n"
+     "$5\r\ngroup\r\n"
+     "$6\r\nserver\r\n",
+     "~0\r\n",
+     "~0\r\n"},
     {"time",
      "%4\r\n"
      "$7\r\nsummary\r\n"

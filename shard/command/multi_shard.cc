@@ -65,7 +65,7 @@ void MarkLocking(ClientState& client, const LockSet& locks, int delta) {
 // their deadline go now (they then stay until the locks come off, Shard::
 // KeepsPastDeadline), and the shard's records reach the journal ahead of the command's.
 void PrepareForLog(ShardThread& here, const Acquisition& acq, size_t gi) {
-  if (acq.nested || !acq.shards->journal().on()) return;
+  if (acq.nested || !acq.shards->journal().recording()) return;
   if (!acq.locks->whole) {
     const ArgList items = acq.locks->groups->Args(gi);
     const size_t width = acq.locks->groups->width();
@@ -101,7 +101,7 @@ void AllLocked(AcqPtr acq, size_t stepped) {
     return;
   }
   ShardThread& self = acq->shards->thread(acq->home);
-  if (!acq->record.empty() && acq->shards->journal().on()) {
+  if (!acq->record.empty() && acq->shards->journal().recording()) {
     self.note_aof_position(acq->shards->journal().Append(acq->record));
   }
   acq->steps_pending = 1;  // this call's own, so `finish` waits for the loop below
@@ -295,7 +295,7 @@ void AcquireThenStep(CoordCmd& cmd, std::shared_ptr<const LockSet> locks, Locked
   // A write outside EXEC and scripts (they record their commands themselves); blocking
   // commands record the pops they make.
   std::string record;
-  if (cmd.shards.journal().on() && !cmd.client.exec_nested) {
+  if (cmd.shards.journal().recording() && !cmd.client.exec_nested) {
     const CommandSpec* spec = cmd.table.Resolve(cmd.args);
     // MIGRATE logs the DELs of the keys it moved; ZMPOP, as the blocking pops it shares
     // its code with (BlockOn), the pops it made (PopRecorded).

@@ -336,7 +336,7 @@ struct Transaction : std::enable_shared_from_this<Transaction> {
   }
 
   void Finish(bool ran) {
-    if (ran && !records.empty() && shards->journal().on()) {
+    if (ran && !records.empty() && shards->journal().recording()) {
       std::string unit;
       AppendUnit(records, &unit);
       self->note_aof_position(shards->journal().Append(unit));
@@ -405,7 +405,7 @@ void ExecTransaction(CoordCmd& cmd) {
   tx->replies.resize(tx->queued.size());
   tx->ran.resize(tx->queued.size());
   tx->slot = cmd.sink.Defer();
-  tx->logging = cmd.shards.journal().on();
+  tx->logging = cmd.shards.journal().recording();
   // Without WATCH every queued command runs: monitors see them now, in the order of the
   // client's requests, as they see a command sent to another shard when it is sent.
   // With WATCH only the end knows whether they ran.

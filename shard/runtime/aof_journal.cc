@@ -11,6 +11,9 @@ constexpr uint64_t kWakeBytes = 4 << 20;
 
 uint64_t AofJournal::Append(std::string_view records) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (tap_ != nullptr) tap_->Feed(records);
+  // Replicas only: nothing for the file, nothing to wait for.
+  if (!on_.load(std::memory_order_relaxed)) return appended_;
   if (segments_.empty() || segments_.back().mark) segments_.emplace_back();
   segments_.back().bytes.append(records);
   appended_ += records.size();
@@ -19,6 +22,11 @@ uint64_t AofJournal::Append(std::string_view records) {
     work_.notify_one();
   }
   return end;
+}
+
+void AofJournal::AppendToTap(std::string_view bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (tap_ != nullptr) tap_->Feed(bytes);
 }
 
 void AofJournal::Mark(std::function<void()> at) {

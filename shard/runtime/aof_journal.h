@@ -26,18 +26,44 @@
 
 namespace rc {
 
+// Where the records go besides the file: replicas (shard/runtime/replication_hub.h).
+class RecordTap {
+ public:
+  virtual ~RecordTap() = default;
+  // Under the journal's mutex, so in the journal's order.
+  virtual void Feed(std::string_view records) = 0;
+};
+
 class AofJournal {
  public:
-  // The flag recorders read: records are wanted.
-  const std::atomic<bool>* on_flag() const { return &on_; }
+  // The flag recorders read: records are wanted, by the file or by replicas.
+  const std::atomic<bool>* on_flag() const { return &recording_; }
+  bool recording() const { return recording_.load(std::memory_order_relaxed); }
+  // The file's side. Turned on where no command runs (every shard held, or before the
+  // workers start); off by CONFIG SET appendonly no.
   bool on() const { return on_.load(std::memory_order_relaxed); }
-  // Turned on where no command runs (every shard held, or before the workers start);
-  // off by CONFIG SET appendonly no.
-  void set_on(bool on) { on_.store(on, std::memory_order_relaxed); }
+  void set_on(bool on) {
+    std::lock_guard<std::mutex> lock(mu_);
+    on_.store(on, std::memory_order_relaxed);
+    recording_.store(on || tap_ != nullptr, std::memory_order_relaxed);
+  }
+  // Records go to `tap` too from now on (it stays for the server's life); as set_on,
+  // where no command runs.
+  void set_tap(RecordTap* tap) {
+    std::lock_guard<std::mutex> lock(mu_);
+    tap_ = tap;
+    recording_.store(true, std::memory_order_relaxed);
+  }
+  bool tapped() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return tap_ != nullptr;
+  }
 
-  // Any thread: appends `records`; returns the log's length after them, for
-  // WaitDurable.
+  // Any thread: appends `records` (to the tap, and to the file while on); returns the
+  // log's length after them, for WaitDurable.
   uint64_t Append(std::string_view records);
+  // Any thread: bytes for the replicas alone (their PING), in the journal's order.
+  void AppendToTap(std::string_view bytes);
   // Whether an append wakes the writer at once (appendfsync always: a reply waits for
   // it). Otherwise the writer looks every few milliseconds, or when much has piled up,
   // so the threads do not pay a wake-up (and the writer a context switch) per loop turn.
@@ -75,6 +101,8 @@ class AofJournal {
     std::function<void()> mark;  // after `bytes`; empty for the open tail
   };
   std::atomic<bool> on_{false};
+  std::atomic<bool> recording_{false};
+  RecordTap* tap_ = nullptr;  // guarded by mu_
   std::atomic<bool> failed_{false};
   std::atomic<bool> eager_{true};
   mutable std::mutex mu_;

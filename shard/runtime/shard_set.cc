@@ -71,7 +71,7 @@ std::vector<uint16_t> SplitSlots(size_t shards, const std::vector<bool>& local) 
   return owner;
 }
 
-ShardSet::ShardSet(size_t threads, const ServerState* server) {
+ShardSet::ShardSet(size_t threads, const ServerState* server) : replicas_(*this, server) {
   std::shared_ptr<const ClusterMap> map = server != nullptr ? server->cluster.map() : nullptr;
   slot_shard_ = SplitSlots(
       threads, map != nullptr ? map->LocalSlots() : std::vector<bool>(kNumKeySlots, true));
@@ -87,7 +87,7 @@ void ShardSet::PublishAof(uint32_t from) {
   if (!rec.HasLocal()) return;
   std::string records = rec.TakeLocal();
   // Off meanwhile: what was recorded goes nowhere.
-  if (journal_.on()) threads_[from]->note_aof_position(journal_.Append(records));
+  if (journal_.recording()) threads_[from]->note_aof_position(journal_.Append(records));
 }
 
 std::vector<SlotRange> ShardSet::RangesOf(uint32_t shard) const {

@@ -13,6 +13,7 @@
 
 #include "core/key_slot.h"
 #include "shard/runtime/aof_journal.h"
+#include "shard/runtime/replication_hub.h"
 #include "shard/runtime/blocked_clients.h"
 #include "shard/runtime/mailbox.h"
 #include "shard/runtime/notify.h"
@@ -165,12 +166,15 @@ class ShardSet {
 
   // The append-only log's order (aof_journal.h).
   AofJournal& journal() { return journal_; }
+  // This server's replicas, fed by the journal (docs/REPLICATION.md).
+  ReplicationHub& replicas() { return replicas_; }
   // Owner thread `from`: hands its shard's records to the journal (the end of its loop
   // turn; a multi-shard command locking keys there).
   void PublishAof(uint32_t from);
 
  private:
   AofJournal journal_;                // before threads_, whose recorders read its flag
+  ReplicationHub replicas_;
   std::atomic<int> busy_threads_{0};  // before threads_, which refer to it
   std::vector<std::unique_ptr<ShardThread>> threads_;
   std::vector<uint16_t> slot_shard_;  // slot -> shard; fixed for the process's lifetime

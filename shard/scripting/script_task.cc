@@ -66,7 +66,7 @@ void ScriptTask::Launch(CoordCmd& cmd, LuaEngine& engine, const LuaEngine::Scrip
   auto groups =
       std::make_shared<const KeyGroups>(cmd.shards, task->run_.keys, /*first=*/0, /*width=*/1);
   task->locks_ = LockKeys(std::move(groups));
-  task->logging_ = cmd.shards.journal().on();
+  task->logging_ = cmd.shards.journal().recording();
   task->exec_records_ = cmd.client.exec_nested ? cmd.client.exec_records : nullptr;
   AcquireThen(cmd, task->locks_, [task] { task->Begin(); });
 }
@@ -131,7 +131,7 @@ void ScriptTask::Finish(std::string reply) {
   if (exec_records_ != nullptr) {
     // EXEC (waiting for this reply) wraps them with its own.
     exec_records_->append(records_);
-  } else if (!records_.empty() && shards_.journal().on()) {
+  } else if (!records_.empty() && shards_.journal().recording()) {
     std::string unit;
     AppendUnit(records_, &unit);
     home_.note_aof_position(shards_.journal().Append(unit));

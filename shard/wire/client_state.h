@@ -84,6 +84,10 @@ struct ClientState {
   // The master's stream on a replica (shard/persist/stream_applier.h): obeyed whatever
   // refuses clients' writes (READONLY, OOM, MISCONF), as Redis obeys its master.
   bool is_master = false;
+  // A replica of this server (after PSYNC or SYNC): it is sent the stream and answers
+  // only REPLCONF ACK. replica_port is what its REPLCONF listening-port said.
+  bool is_replica = false;
+  int replica_port = 0;
   // CLIENT REPLY OFF / SKIP (Redis's CLIENT_REPLY_* flags): the connection drops the
   // replies of commands run while kReplyOff or kReplySkip is set.
   enum ReplyBits : uint8_t {

@@ -10,11 +10,13 @@ nothing waits for a server to stay quiet.
 """
 
 import re
+import shutil
 import socket
 import subprocess
 import tempfile
 import time
 import unittest
+import weakref
 
 from ringcache_server import Ringcache, free_port
 
@@ -33,6 +35,12 @@ class RedisServer:
 
     def __init__(self, extra=(), binary="redis-server"):
         errors = []
+        if "--dir" not in extra:
+            # A directory of its own: a replica writes its master's snapshot there, and
+            # a dump.rdb left in the working directory would load into the next server.
+            path = tempfile.mkdtemp(prefix="redis-test-")
+            weakref.finalize(self, shutil.rmtree, path, ignore_errors=True)
+            extra = ["--dir", path, *extra]
         for _ in range(self.ATTEMPTS):
             self.port = free_port()
             self.log = tempfile.TemporaryFile()

@@ -8,11 +8,8 @@ ROLE, INFO replication and READONLY answer as a redis-server replica answers.
 Run by ctest as `/usr/bin/python3 test_replication.py <path-to-ringcache> <Class>`.
 """
 
-import shutil
-import tempfile
 import time
 import unittest
-import weakref
 
 import redis
 
@@ -25,12 +22,8 @@ READONLY = "You can't write against a read only replica."
 
 
 def master(extra=()):
-    """redis-server in a directory of its own (a sync from a file leaves dump.rdb there),
-    starting a diskless sync without waiting for more replicas."""
-    path = tempfile.mkdtemp(prefix="ringcache-master-")
-    server = RedisServer(extra=["--dir", path, "--repl-diskless-sync-delay", "0", *extra])
-    weakref.finalize(server, shutil.rmtree, path, ignore_errors=True)
-    return server
+    """redis-server starting a diskless sync without waiting for more replicas."""
+    return RedisServer(extra=["--repl-diskless-sync-delay", "0", *extra])
 
 
 def synced(master_client, replica_client):
@@ -177,6 +170,59 @@ class FollowRedisTest(unittest.TestCase):
         m.set("guarded", "yes")
         wait_synced(m, self.r)
         self.assertEqual(self.r.get("guarded"), b"yes")
+
+
+class ServeReplicasTest(unittest.TestCase):
+    """ringcache as the master: a redis-server replica and a ringcache replica take its
+    snapshot and then its stream, the journal's one order of every shard's writes."""
+
+    def setUp(self):
+        self.master = Ringcache(threads=3)
+        self.m = redis.Redis(port=self.master.port)
+
+    def tearDown(self):
+        self.master.stop_ok()
+
+    def check(self, replica_port):
+        r = redis.Redis(port=replica_port)
+        populate(self.m)
+        self.assertTrue(r.replicaof("127.0.0.1", self.master.port))
+        wait_synced(self.m, r)
+        self.assertEqual(snapshot_of(r), snapshot_of(self.m))
+        churn(self.m)
+        self.m.mset({f"many{i}": i for i in range(2000)})
+        wait_synced(self.m, r)
+        self.assertEqual(snapshot_of(r), snapshot_of(self.m))
+        info = self.m.info("replication")
+        self.assertEqual(info["connected_slaves"], 1)
+        self.assertEqual(info["slave0"]["state"], "online")
+        wait_for(lambda: self.m.info("replication")["slave0"]["offset"]
+                 == self.m.info("replication")["master_repl_offset"], "the replica's ACK")
+        role = self.m.execute_command("ROLE")
+        self.assertEqual(role[0], b"master")
+        self.assertEqual(role[2][0][2], str(role[1]).encode())
+        # Again from scratch: a new full sync, then the stream again.
+        r.replicaof("no", "one")
+        self.m.set("after", "the link")
+        r.replicaof("127.0.0.1", self.master.port)
+        wait_synced(self.m, r)
+        self.assertEqual(r.get("after"), b"the link")
+        self.assertEqual(snapshot_of(r), snapshot_of(self.m))
+        r.replicaof("no", "one")
+
+    def test_a_redis_server_replica(self):
+        replica = RedisServer()
+        try:
+            self.check(replica.port)
+        finally:
+            replica.stop()
+
+    def test_a_ringcache_replica(self):
+        replica = Ringcache(threads=2)
+        try:
+            self.check(replica.port)
+        finally:
+            replica.stop_ok()
 
 
 class ReplicaAnswersTest(unittest.TestCase):

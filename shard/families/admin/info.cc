@@ -18,6 +18,8 @@
 #include "shard/command/arg_parser.h"
 #include "shard/command/deferred_reply.h"
 #include "shard/runtime/fanout.h"
+#include "shard/runtime/replication_hub.h"
+#include "shard/runtime/shard_set.h"
 #include "shard/scripting/function_registry.h"
 #include "shard/scripting/script_registry.h"
 #include "shard/state/memory_info.h"
@@ -268,7 +270,7 @@ void StatsSection(const ServerState& s, const Totals& t, std::string* out) {
 
 // A master without replicas, or a replica, as Redis 7.0 reports them; no backlog is kept
 // (repl_backlog_active:0).
-void ReplicationSection(const ServerState& s, std::string* out) {
+void ReplicationSection(const ServerState& s, ShardSet& shards, std::string* out) {
   const ReplicationState& r = s.replication;
   std::string host, replid, replid2;
   int port = 0;
@@ -281,10 +283,19 @@ void ReplicationSection(const ServerState& s, std::string* out) {
     replid2 = r.replid2;
     second_offset = r.second_offset;
   }
-  const int64_t offset = r.offset.load();
+  const bool replica = r.replica.load();
+  const int64_t offset = replica ? r.offset.load() : shards.replicas().offset();
   StrAppend(out, "# Replication\r\n");
-  if (!r.replica.load()) {
-    StrAppend(out, "role:master\r\n", "connected_slaves:0\r\n");
+  if (!replica) {
+    const std::vector<ReplicationHub::View> replicas = shards.replicas().List();
+    StrAppend(out, "role:master\r\n", "connected_slaves:", replicas.size(), "\r\n");
+    const int64_t now_ms = s.clock->NowUnixMillis();
+    for (size_t i = 0; i < replicas.size(); ++i) {
+      const ReplicationHub::View& v = replicas[i];
+      StrAppend(out, "slave", i, ":ip=", v.ip, ",port=", v.port,
+                ",state=", v.online ? "online" : "wait_bgsave", ",offset=", v.ack_offset,
+                ",lag=", v.ack_ms > 0 ? (now_ms - v.ack_ms) / 1000 : 0, "\r\n");
+    }
   } else {
     const int64_t now_ms = s.clock->NowUnixMillis();
     const LinkState link = r.link.load();
@@ -448,7 +459,7 @@ void Info(CoordCmd& cmd) {
           if (s == "memory") MemorySection(*server, t, &text);
           if (s == "persistence") PersistenceSection(*server, t, &text);
           if (s == "stats") StatsSection(*server, t, &text);
-          if (s == "replication") ReplicationSection(*server, &text);
+          if (s == "replication") ReplicationSection(*server, *shards, &text);
           if (s == "cpu") CpuSection(&text);
           if (s == "modules") StrAppend(&text, "# Modules\r\n\r\n");
           if (s == "commandstats") CommandStatsSection(t, *names, &text);
