@@ -84,7 +84,7 @@ run persistence.py "$py" bench/persistence.py "${rc[@]}" --loadgen "$B/bench/loa
   --rounds 1 --keys 20000 --min-seconds 1
 run rdb_load.py "$py" bench/rdb_load.py "${rc[@]}" --rounds 1 --keys 20000
 run replication.py "$py" bench/replication.py "${rc[@]}" --rounds 1 --keys 20000 \
-  --lag-seconds 0.3
+  --lag-seconds 0.3 --masters redis-yes,ringcache
 run rss_churn.py "$py" bench/rss_churn.py --churn "$B/bench/churn" --maxmemory 2mb \
   --values mixed --fills 1 --chunk 20000 --requests 20000 rc="$B/ringcache" "${alloc[@]}" \
   redis=redis-server
