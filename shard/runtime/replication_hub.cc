@@ -40,6 +40,25 @@ void ReplicationHub::Detach(uint64_t id) {
   count_.store(int(replicas_.size()), std::memory_order_relaxed);
 }
 
+void ReplicationHub::DisconnectAll() {
+  std::map<uint64_t, Replica> gone;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    gone.swap(replicas_);
+    count_.store(0, std::memory_order_relaxed);
+  }
+  for (const auto& [id, r] : gone) {
+    std::vector<Message> batch;
+    batch.emplace_back([this, id = id, thread = r.thread] {
+      if (ClientHandle* c = shards_.thread(thread).clients().Find(id)) c->Kill(false);
+    });
+    if (shards_.thread(r.thread).inbox().PushBatch(&batch) && server_ != nullptr &&
+        server_->wake_all) {
+      server_->wake_all();
+    }
+  }
+}
+
 void ReplicationHub::Ack(uint64_t id, int64_t offset, int64_t now_ms) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = replicas_.find(id);

@@ -43,6 +43,9 @@ class ReplicationHub final : public RecordTap {
   void Online(uint64_t id);
   // Its connection closed, or its sync failed.
   void Detach(uint64_t id);
+  // This server became a replica itself: its replicas are closed (their data would
+  // no longer follow it), as Redis closes them.
+  void DisconnectAll();
   // REPLCONF ACK from the replica.
   void Ack(uint64_t id, int64_t offset, int64_t now_ms);
   bool any() const { return count_.load(std::memory_order_relaxed) > 0; }

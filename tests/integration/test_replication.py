@@ -63,7 +63,7 @@ class FollowRedisTest(unittest.TestCase):
         churn(self.m)
         self.m.function_load("#!lua name=later\n"
                              "redis.register_function('two', function() return 2 end)")
-        self.m.mset({f"many{i}": i for i in range(2000)})
+        self.m.mset({f"many{i}": i for i in range(300)})
         wait_synced(self.m, self.r)
         self.assertEqual(snapshot_of(self.r), snapshot_of(self.m))
         self.assertEqual(self.r.info("replication")["master_replid"],
@@ -190,7 +190,7 @@ class ServeReplicasTest(unittest.TestCase):
         wait_synced(self.m, r)
         self.assertEqual(snapshot_of(r), snapshot_of(self.m))
         churn(self.m)
-        self.m.mset({f"many{i}": i for i in range(2000)})
+        self.m.mset({f"many{i}": i for i in range(300)})
         wait_synced(self.m, r)
         self.assertEqual(snapshot_of(r), snapshot_of(self.m))
         info = self.m.info("replication")
@@ -216,6 +216,27 @@ class ServeReplicasTest(unittest.TestCase):
             self.check(replica.port)
         finally:
             replica.stop()
+
+    def test_replicas_go_when_the_master_follows_another(self):
+        replica = RedisServer()
+        other = master()
+        try:
+            r = redis.Redis(port=replica.port)
+            self.m.set("k", "v")
+            r.replicaof("127.0.0.1", self.master.port)
+            wait_synced(self.m, r)
+            self.m.replicaof("127.0.0.1", other.port)
+            wait_for(lambda: r.info("replication")["master_link_status"] == "down",
+                     "the replica's link to go down")
+            self.assertEqual(self.m.info("replication")["connected_slaves"], 0)
+            wait_synced(redis.Redis(port=other.port), self.m)
+            with self.assertRaisesRegex(redis.ResponseError, "only as a master"):
+                self.m.execute_command("PSYNC", "?", "-1")
+            r.replicaof("no", "one")
+            self.m.replicaof("no", "one")
+        finally:
+            replica.stop()
+            other.stop()
 
     def test_a_ringcache_replica(self):
         replica = Ringcache(threads=2)

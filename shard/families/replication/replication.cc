@@ -63,6 +63,7 @@ void ReplicaOf(CoordCmd& cmd) {
     return cmd.reply.Error("ERR Invalid master port");
   }
   if (repl.link_thread == nullptr) return cmd.reply.Error("ERR replication is not available here");
+  cmd.shards.replicas().DisconnectAll();
   const std::string host(cmd.args[1]);
   if (!repl.link_thread->Follow(host, int(port)) && repl.replica.load()) {
     return cmd.reply.SimpleString("OK Already connected to specified master");
