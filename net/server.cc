@@ -11,7 +11,6 @@
 #include <cstring>
 #include <latch>
 
-#include "absl/random/random.h"
 #include "absl/strings/str_format.h"
 #include "core/log.h"
 #include "core/strings.h"
@@ -28,24 +27,13 @@
 
 namespace rc::net {
 
-namespace {
-
-std::string RandomRunId() {
-  absl::BitGen gen;
-  std::string id;
-  for (int i = 0; i < 40; ++i) id.push_back("0123456789abcdef"[absl::Uniform(gen, 0, 16)]);
-  return id;
-}
-
-}  // namespace
-
 Server::Server(const Config& config) : table_(BuildCommandTable()) {
   state_.config = config;
   state_.commands = &table_;
   state_.start_unix_us = state_.clock->NowUnixMicros();
   state_.start_mono_ns = MonotonicNanos();
-  state_.run_id = RandomRunId();
-  state_.replication.replid = RandomRunId();
+  state_.run_id = RandomReplicationId();
+  state_.replication.replid = RandomReplicationId();
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
   if (n > 0) state_.executable.assign(exe, size_t(n));

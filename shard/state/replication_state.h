@@ -12,6 +12,9 @@ namespace rc {
 
 class ReplicaLink;
 
+// 40 random hex digits: a run id, or a new replication history's id (Redis's form).
+std::string RandomReplicationId();
+
 // The link's states as ROLE names them (Redis's repl_state): connect, connecting,
 // handshake, sync (the snapshot is coming or loading), connected.
 enum class LinkState : int { kNone, kConnect, kConnecting, kHandshake, kSync, kConnected };

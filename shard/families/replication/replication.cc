@@ -6,7 +6,6 @@
 #include <memory>
 #include <string>
 
-#include "absl/random/random.h"
 #include "core/log.h"
 #include "core/numbers.h"
 #include "core/strings.h"
@@ -24,13 +23,6 @@ namespace rc {
 
 namespace {
 
-std::string NewReplid() {
-  absl::BitGen gen;
-  std::string id;
-  for (int i = 0; i < 40; ++i) id.push_back("0123456789abcdef"[absl::Uniform(gen, 0, 16)]);
-  return id;
-}
-
 void ReplicaOf(CoordCmd& cmd) {
   ServerState& server = cmd.server;
   ReplicationState& repl = server.replication;
@@ -46,7 +38,7 @@ void ReplicaOf(CoordCmd& cmd) {
         std::lock_guard<std::mutex> lock(repl.mu);
         repl.replid2 = repl.replid;
         repl.second_offset = repl.offset.load() + 1;
-        repl.replid = NewReplid();
+        repl.replid = RandomReplicationId();
         repl.master_host.clear();
         repl.master_port = 0;
       }
