@@ -12,8 +12,9 @@
 // included), a keyword commands take (NX, WITHSCORES, LIMIT..., Lua script bodies,
 // function libraries, a FUNCTION DUMP payload), or raw fuzzer bytes.
 // Subscribe commands get exactly one channel from a namespace nothing else publishes
-// to, so they also answer exactly once; SHUTDOWN (no reply), SAVE, BGSAVE and
-// BGREWRITEAOF are left out.
+// to, so they also answer exactly once; SHUTDOWN (no reply), SAVE, BGSAVE,
+// BGREWRITEAOF, PSYNC and SYNC (snapshots) and REPLCONF (its ACK answers nothing, as in
+// Redis) are left out.
 
 #include <cctype>
 #include <chrono>
@@ -70,11 +71,13 @@ const Vocabulary& Commands() {
     Vocabulary out;
     rc::CommandTable table = rc::BuildCommandTable();
     table.ForEach([&out](const rc::CommandSpec& spec) {
-      // SHUTDOWN answers nothing; snapshots (a log rewrite is one) end on a writer thread
-      // writing files, outside what the harness drives (tests/integration/
-      // test_persistence.py and test_aof.py cover them).
+      // SHUTDOWN and REPLCONF ACK answer nothing; snapshots (a log rewrite and a
+      // replica's sync are ones) end on a writer thread writing files, outside what the
+      // harness drives (tests/integration/test_persistence.py, test_aof.py and
+      // test_replication.py cover them).
       if (spec.name == "shutdown" || spec.name == "save" || spec.name == "bgsave" ||
-          spec.name == "bgrewriteaof") {
+          spec.name == "bgrewriteaof" || spec.name == "psync" || spec.name == "sync" ||
+          spec.name == "replconf") {
         return;
       }
       out.names.push_back(spec.name);

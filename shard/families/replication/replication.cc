@@ -1,5 +1,6 @@
-// REPLICAOF (SLAVEOF) and ROLE (docs/REPLICATION.md). The master link itself:
-// shard/persist/replica_link.h.
+// REPLICAOF (SLAVEOF) and ROLE, and a master's PSYNC, SYNC and REPLCONF
+// (docs/REPLICATION.md). A replica's link to its master: shard/persist/replica_link.h; a
+// master's replicas and their stream: shard/runtime/replication_hub.h.
 
 #include <unistd.h>
 
