@@ -23,7 +23,7 @@ import redis
 # Why ringcache takes only the default, by feature; the error text names it.
 NO_ACL = "ringcache has no ACL users or ACL log"
 NO_DEFRAG = "ringcache does no active defragmentation"
-NO_REPLICATION = "ringcache replicates as a replica only (docs/REPLICATION.md)"
+NO_REPLICATION = "ringcache's replication has no such setting yet (docs/REPLICATION.md)"
 NO_TYPE = "ringcache has no such data type yet"
 NO_TLS = "ringcache has no TLS"
 NO_SOCKET = "ringcache listens on TCP only"

@@ -381,7 +381,7 @@ void ReplicaLink::Session(const Target& t) {
     Log(LogLevel::kWarning, "Unexpected reply to PSYNC from master: ", line);
     return lost();
   }
-  Stream(sock, alive, stopping);
+  Stream(sock, alive);
   lost();
   std::future<void> dropped = applier_->Drop(false);
   WaitFor(dropped, stopping);
@@ -499,8 +499,7 @@ bool ReplicaLink::FullSync(MasterSocket& sock, const std::function<bool()>& aliv
   return true;
 }
 
-void ReplicaLink::Stream(MasterSocket& sock, const std::function<bool()>& alive,
-                         const std::function<bool()>& stopping) {
+void ReplicaLink::Stream(MasterSocket& sock, const std::function<bool()>& alive) {
   ReplicationState& repl = server_.replication;
   repl.link.store(LinkState::kConnected);
   repl.down_since_ms.store(0);
@@ -537,7 +536,6 @@ void ReplicaLink::Stream(MasterSocket& sock, const std::function<bool()>& alive,
       return;
     }
   }
-  (void)stopping;
 }
 
 void ReplicaLink::Run() {

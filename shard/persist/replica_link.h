@@ -60,8 +60,7 @@ class ReplicaLink {
   bool FullSync(MasterSocket& sock, const std::function<bool()>& alive,
                 const std::function<bool()>& stopping);
   // The command stream to the applier, and the ACKs back, until the link ends.
-  void Stream(MasterSocket& sock, const std::function<bool()>& alive,
-              const std::function<bool()>& stopping);
+  void Stream(MasterSocket& sock, const std::function<bool()>& alive);
   bool Current(uint64_t generation) const;
 
   ShardSet& shards_;

@@ -320,8 +320,8 @@ class ConfigFileTest(unittest.TestCase):
         self.assertIn("ringcache does not implement this Redis setting", said)
         _, said = self.refused("replica-read-only yes\nrepl-backlog-size 2mb\n")
         self.assertIn("line 2", said)
-        self.assertIn("ringcache replicates as a replica only (docs/REPLICATION.md): only "
-                      "Redis's default '1048576' is accepted", said)
+        self.assertIn("ringcache's replication has no such setting yet (docs/REPLICATION.md): "
+                      "only Redis's default '1048576' is accepted", said)
         _, said = self.refused("io-threads 4\n")
         self.assertIn("set threads instead", said)
 
@@ -340,7 +340,7 @@ class ConfigFileTest(unittest.TestCase):
                 self.assertEqual(r.config_get("activerehashing"), {"activerehashing": "no"})
                 # CONFIG SET takes the default where Redis lets it change the setting at all.
                 self.assertTrue(r.config_set("replica-serve-stale-data", "yes"))
-                with self.assertRaisesRegex(redis.ResponseError, "as a replica only"):
+                with self.assertRaisesRegex(redis.ResponseError, "no such setting yet"):
                     r.config_set("replica-serve-stale-data", "no")
                 with self.assertRaisesRegex(redis.ResponseError, "immutable"):
                     r.config_set("unixsocket", "")

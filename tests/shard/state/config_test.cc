@@ -133,8 +133,8 @@ TEST(Config, UnknownDirectivesAreRefusedWithTheLine) {
       << error;
   EXPECT_FALSE(ApplyConfigText("repl-backlog-size 2mb\n", &c, &error));
   EXPECT_EQ(error,
-            "line 1: >>> 'repl-backlog-size 2mb': ringcache replicates as a replica only "
-            "(docs/REPLICATION.md): only Redis's default '1048576' is accepted");
+            "line 1: >>> 'repl-backlog-size 2mb': ringcache's replication has no such setting "
+            "yet (docs/REPLICATION.md): only Redis's default '1048576' is accepted");
   EXPECT_FALSE(ApplyConfigText("oom-score-adj-values 0 200\n", &c, &error));
   const ConfigParam* backlog = FindConfigParam("repl-backlog-size");
   ASSERT_NE(backlog, nullptr);
